@@ -1,0 +1,123 @@
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use crate::{Error, Result};
+
+/// Which files are indexed.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct FilePolicy {
+    /// Globs (gitignore syntax, relative to the root); when non-empty only matching files are indexed.
+    pub include: Vec<String>,
+    /// Globs of files to leave out, on top of `.gitignore`.
+    pub exclude: Vec<String>,
+    /// Files larger than this are skipped (`too_large`).
+    pub max_file_size: u64,
+    /// At most this many files are indexed; the rest are skipped (`over_file_limit`).
+    pub max_files: usize,
+    /// Index hidden files and directories (dot-files).
+    pub hidden: bool,
+    /// Index vendored, generated and minified files.
+    pub vendored: bool,
+}
+
+impl Default for FilePolicy {
+    fn default() -> FilePolicy {
+        FilePolicy {
+            include: Vec::new(),
+            exclude: Vec::new(),
+            max_file_size: 1024 * 1024,
+            max_files: 200_000,
+            hidden: false,
+            vendored: false,
+        }
+    }
+}
+
+/// Index-wide settings.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct IndexConfig {
+    /// Languages to index; empty means all.
+    pub languages: Vec<String>,
+}
+
+impl Default for IndexConfig {
+    fn default() -> IndexConfig {
+        IndexConfig {
+            languages: Vec::new(),
+        }
+    }
+}
+
+/// The configuration model, read from TOML.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Config {
+    pub files: FilePolicy,
+    pub index: IndexConfig,
+}
+
+impl Config {
+    /// Parses a TOML config; unknown keys are errors naming the key.
+    pub fn from_toml(text: &str, origin: &Path) -> Result<Config> {
+        toml::from_str(text)
+            .map_err(|e| Error::BadConfig(format!("{}: {}", origin.display(), e.message())))
+    }
+
+    /// Reads a config file; a missing file is the default config.
+    pub fn load(path: &Path) -> Result<Config> {
+        match std::fs::read_to_string(path) {
+            Ok(text) => Config::from_toml(&text, path),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Config::default()),
+            Err(e) => Err(Error::io(path, e)),
+        }
+    }
+
+    /// A stable text of the settings that change what an index contains.
+    pub fn fingerprint_text(&self) -> String {
+        serde_json_like(self)
+    }
+}
+
+// The fingerprint must not depend on a serializer's whims: spell it out.
+fn serde_json_like(c: &Config) -> String {
+    format!(
+        "include={:?};exclude={:?};max_file_size={};max_files={};hidden={};vendored={};languages={:?}",
+        c.files.include,
+        c.files.exclude,
+        c.files.max_file_size,
+        c.files.max_files,
+        c.files.hidden,
+        c.files.vendored,
+        c.index.languages
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_and_rejects_unknown_keys() {
+        let c = Config::from_toml(
+            "[files]\nmax_file_size = 10\nexclude = [\"gen/\"]\n",
+            Path::new("x"),
+        )
+        .unwrap();
+        assert_eq!(c.files.max_file_size, 10);
+        assert_eq!(c.files.exclude, vec!["gen/".to_string()]);
+        let err = Config::from_toml("[files]\nmax_size = 10\n", Path::new("cfg.toml")).unwrap_err();
+        assert!(err.to_string().contains("max_size"), "{err}");
+        assert!(err.to_string().starts_with("cfg.toml"), "{err}");
+    }
+
+    #[test]
+    fn fingerprint_changes_with_policy() {
+        let a = Config::default();
+        let mut b = Config::default();
+        b.files.max_file_size = 5;
+        assert_ne!(a.fingerprint_text(), b.fingerprint_text());
+    }
+}

@@ -1,0 +1,110 @@
+use std::path::PathBuf;
+
+/// A stable error code: the `code` of a JSON error and the process exit status.
+///
+/// Exit statuses (documented in `docs/json.md`): 0 success, 1 no results,
+/// 2 usage or bad input, 3 index problem, 4 I/O problem, 5 lock held.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ErrorCode {
+    BadPath,
+    BadRegex,
+    BadQuery,
+    BadConfig,
+    NoIndex,
+    IndexCorrupt,
+    Io,
+    CacheUnwritable,
+    Locked,
+    NotFound,
+}
+
+impl ErrorCode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorCode::BadPath => "lode.bad_path",
+            ErrorCode::BadRegex => "lode.bad_regex",
+            ErrorCode::BadQuery => "lode.bad_query",
+            ErrorCode::BadConfig => "lode.bad_config",
+            ErrorCode::NoIndex => "lode.no_index",
+            ErrorCode::IndexCorrupt => "lode.index_corrupt",
+            ErrorCode::Io => "lode.io",
+            ErrorCode::CacheUnwritable => "lode.cache_unwritable",
+            ErrorCode::Locked => "lode.locked",
+            ErrorCode::NotFound => "lode.not_found",
+        }
+    }
+
+    pub fn exit_status(self) -> i32 {
+        match self {
+            ErrorCode::BadPath
+            | ErrorCode::BadRegex
+            | ErrorCode::BadQuery
+            | ErrorCode::BadConfig
+            | ErrorCode::NotFound => 2,
+            ErrorCode::NoIndex | ErrorCode::IndexCorrupt => 3,
+            ErrorCode::Io | ErrorCode::CacheUnwritable => 4,
+            ErrorCode::Locked => 5,
+        }
+    }
+}
+
+/// A failure that reaches the user as one line.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error("{}: no such file or directory", .0.display())]
+    NoSuchPath(PathBuf),
+    #[error("{}: not a directory", .0.display())]
+    NotADirectory(PathBuf),
+    #[error("{}: not a file", .0.display())]
+    NotAFile(PathBuf),
+    #[error("{0}")]
+    BadRegex(String),
+    #[error("{0}")]
+    BadQuery(String),
+    #[error("{0}")]
+    BadConfig(String),
+    #[error("no index for {} (run 'lode index' or drop --no-refresh)", .0.display())]
+    NoIndex(PathBuf),
+    #[error("index at {} is unreadable: {reason}", .path.display())]
+    IndexCorrupt { path: PathBuf, reason: String },
+    #[error("cache directory {} is not writable: {reason}", .path.display())]
+    CacheUnwritable { path: PathBuf, reason: String },
+    #[error("another lode process (pid {pid}) is indexing {}; try again when it finishes", .root.display())]
+    Locked { root: PathBuf, pid: String },
+    #[error("{0}")]
+    NotFound(String),
+    #[error("{}: {source}", .path.display())]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+impl Error {
+    pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Error {
+        Error::Io {
+            path: path.into(),
+            source,
+        }
+    }
+
+    pub fn code(&self) -> ErrorCode {
+        match self {
+            Error::NoSuchPath(_) | Error::NotADirectory(_) | Error::NotAFile(_) => {
+                ErrorCode::BadPath
+            }
+            Error::BadRegex(_) => ErrorCode::BadRegex,
+            Error::BadQuery(_) => ErrorCode::BadQuery,
+            Error::BadConfig(_) => ErrorCode::BadConfig,
+            Error::NoIndex(_) => ErrorCode::NoIndex,
+            Error::IndexCorrupt { .. } => ErrorCode::IndexCorrupt,
+            Error::CacheUnwritable { .. } => ErrorCode::CacheUnwritable,
+            Error::Locked { .. } => ErrorCode::Locked,
+            Error::NotFound(_) => ErrorCode::NotFound,
+            Error::Io { .. } => ErrorCode::Io,
+        }
+    }
+}
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;

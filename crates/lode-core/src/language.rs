@@ -1,0 +1,166 @@
+use serde::{Deserialize, Serialize};
+
+/// A language lode knows. Code languages have a tree-sitter grammar; the
+/// others are indexed as text (Markdown by heading, data files and plain
+/// text by line windows).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Language {
+    Bash,
+    C,
+    Cpp,
+    CSharp,
+    Elixir,
+    Go,
+    Haskell,
+    Java,
+    JavaScript,
+    Kotlin,
+    Lua,
+    Php,
+    Python,
+    Ruby,
+    Rust,
+    Scala,
+    Swift,
+    Tsx,
+    TypeScript,
+    Zig,
+    Markdown,
+    Json,
+    Yaml,
+    Toml,
+    Text,
+}
+
+impl Language {
+    pub const ALL: [Language; 25] = [
+        Language::Bash,
+        Language::C,
+        Language::Cpp,
+        Language::CSharp,
+        Language::Elixir,
+        Language::Go,
+        Language::Haskell,
+        Language::Java,
+        Language::JavaScript,
+        Language::Kotlin,
+        Language::Lua,
+        Language::Php,
+        Language::Python,
+        Language::Ruby,
+        Language::Rust,
+        Language::Scala,
+        Language::Swift,
+        Language::Tsx,
+        Language::TypeScript,
+        Language::Zig,
+        Language::Markdown,
+        Language::Json,
+        Language::Yaml,
+        Language::Toml,
+        Language::Text,
+    ];
+
+    /// The stable lower-case name used in output, config and `--lang`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Language::Bash => "bash",
+            Language::C => "c",
+            Language::Cpp => "cpp",
+            Language::CSharp => "csharp",
+            Language::Elixir => "elixir",
+            Language::Go => "go",
+            Language::Haskell => "haskell",
+            Language::Java => "java",
+            Language::JavaScript => "javascript",
+            Language::Kotlin => "kotlin",
+            Language::Lua => "lua",
+            Language::Php => "php",
+            Language::Python => "python",
+            Language::Ruby => "ruby",
+            Language::Rust => "rust",
+            Language::Scala => "scala",
+            Language::Swift => "swift",
+            Language::Tsx => "tsx",
+            Language::TypeScript => "typescript",
+            Language::Zig => "zig",
+            Language::Markdown => "markdown",
+            Language::Json => "json",
+            Language::Yaml => "yaml",
+            Language::Toml => "toml",
+            Language::Text => "text",
+        }
+    }
+
+    /// Parses a language name, accepting common aliases (`js`, `ts`, `c++`, `c#`, `sh`…).
+    pub fn from_name(name: &str) -> Option<Language> {
+        let lower = name.trim().to_ascii_lowercase();
+        let lang = match lower.as_str() {
+            "bash" | "sh" | "shell" | "zsh" => Language::Bash,
+            "c" => Language::C,
+            "cpp" | "c++" | "cxx" => Language::Cpp,
+            "csharp" | "c#" | "cs" => Language::CSharp,
+            "elixir" | "ex" => Language::Elixir,
+            "go" | "golang" => Language::Go,
+            "haskell" | "hs" => Language::Haskell,
+            "java" => Language::Java,
+            "javascript" | "js" | "jsx" => Language::JavaScript,
+            "kotlin" | "kt" => Language::Kotlin,
+            "lua" => Language::Lua,
+            "php" => Language::Php,
+            "python" | "py" => Language::Python,
+            "ruby" | "rb" => Language::Ruby,
+            "rust" | "rs" => Language::Rust,
+            "scala" => Language::Scala,
+            "swift" => Language::Swift,
+            "tsx" => Language::Tsx,
+            "typescript" | "ts" => Language::TypeScript,
+            "zig" => Language::Zig,
+            "markdown" | "md" => Language::Markdown,
+            "json" => Language::Json,
+            "yaml" | "yml" => Language::Yaml,
+            "toml" => Language::Toml,
+            "text" | "txt" => Language::Text,
+            _ => return None,
+        };
+        Some(lang)
+    }
+
+    /// True for languages with a tree-sitter grammar (symbols, calls, imports).
+    pub fn is_code(self) -> bool {
+        !matches!(
+            self,
+            Language::Markdown | Language::Json | Language::Yaml | Language::Toml | Language::Text
+        )
+    }
+
+    /// The family a language belongs to for filtering: `--lang typescript` also
+    /// selects TSX files, `--lang javascript` JSX (JSX shares the JavaScript grammar).
+    pub fn family(self) -> Language {
+        match self {
+            Language::Tsx => Language::TypeScript,
+            other => other,
+        }
+    }
+}
+
+impl std::fmt::Display for Language {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip() {
+        for lang in Language::ALL {
+            assert_eq!(Language::from_name(lang.as_str()), Some(lang));
+        }
+        assert_eq!(Language::from_name("C++"), Some(Language::Cpp));
+        assert_eq!(Language::from_name("cobol"), None);
+    }
+}

@@ -1,0 +1,1 @@
+; bash calls: to be written

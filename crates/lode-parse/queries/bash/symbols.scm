@@ -1,0 +1,1 @@
+; bash symbols: to be written

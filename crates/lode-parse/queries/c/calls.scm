@@ -1,0 +1,1 @@
+; c calls: to be written

@@ -1,0 +1,1 @@
+; c imports: to be written

@@ -1,0 +1,1 @@
+; c symbols: to be written

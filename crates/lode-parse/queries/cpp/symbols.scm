@@ -1,0 +1,1 @@
+; cpp symbols: to be written

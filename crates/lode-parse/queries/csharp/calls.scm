@@ -1,0 +1,1 @@
+; csharp calls: to be written

@@ -1,0 +1,1 @@
+; csharp symbols: to be written

@@ -1,0 +1,1 @@
+; elixir calls: to be written

@@ -1,0 +1,1 @@
+; elixir imports: to be written

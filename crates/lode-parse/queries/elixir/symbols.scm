@@ -1,0 +1,1 @@
+; elixir symbols: to be written

@@ -1,0 +1,1 @@
+; go imports: to be written

@@ -1,0 +1,1 @@
+; go symbols: to be written

@@ -1,0 +1,1 @@
+; haskell calls: to be written

@@ -1,0 +1,1 @@
+; haskell imports: to be written

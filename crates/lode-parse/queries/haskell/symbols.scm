@@ -1,0 +1,1 @@
+; haskell symbols: to be written

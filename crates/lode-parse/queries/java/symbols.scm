@@ -1,0 +1,1 @@
+; java symbols: to be written

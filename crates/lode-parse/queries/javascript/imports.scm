@@ -1,0 +1,1 @@
+; javascript imports: to be written

@@ -1,0 +1,1 @@
+; javascript symbols: to be written

@@ -1,0 +1,1 @@
+; kotlin symbols: to be written

@@ -1,0 +1,1 @@
+; lua calls: to be written

@@ -1,0 +1,1 @@
+; lua imports: to be written

@@ -1,0 +1,1 @@
+; lua symbols: to be written

@@ -1,0 +1,1 @@
+; php imports: to be written

@@ -1,0 +1,1 @@
+; php symbols: to be written

@@ -1,0 +1,1 @@
+; ruby calls: to be written

@@ -1,0 +1,1 @@
+; ruby imports: to be written

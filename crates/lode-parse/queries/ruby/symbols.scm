@@ -1,0 +1,1 @@
+; ruby symbols: to be written

@@ -1,0 +1,1 @@
+; rust calls: to be written

@@ -1,0 +1,1 @@
+; rust imports: to be written

@@ -1,0 +1,1 @@
+; rust symbols: to be written

@@ -1,0 +1,1 @@
+; scala calls: to be written

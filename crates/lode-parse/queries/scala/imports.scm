@@ -1,0 +1,1 @@
+; scala imports: to be written

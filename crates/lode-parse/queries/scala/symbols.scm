@@ -1,0 +1,1 @@
+; scala symbols: to be written

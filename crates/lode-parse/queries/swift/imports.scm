@@ -1,0 +1,1 @@
+; swift imports: to be written

@@ -1,0 +1,1 @@
+; swift symbols: to be written

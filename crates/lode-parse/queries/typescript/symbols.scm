@@ -1,0 +1,1 @@
+; typescript symbols: to be written

@@ -1,0 +1,1 @@
+; zig calls: to be written

@@ -1,0 +1,1 @@
+; zig imports: to be written

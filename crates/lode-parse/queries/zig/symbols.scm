@@ -1,0 +1,1 @@
+; zig symbols: to be written

@@ -1,0 +1,58 @@
+//! Bytes in, records out: language detection, tree-sitter extraction of
+//! symbols, calls and imports, and chunking.
+//!
+//! - [`detect`] decides a file's [`Language`] from its name or shebang.
+//! - [`extract`] turns a file's text into a [`FileExtract`]: symbols with kind,
+//!   container, signature and doc; call sites; imports; and the chunks that
+//!   search returns. Code languages run the queries in `queries/<lang>/`
+//!   (`symbols.scm`, `calls.scm`, `imports.scm`); Markdown is cut into
+//!   sections by heading; everything else into windows of lines.
+//!
+//! This crate never touches the filesystem.
+//!
+//! ```
+//! use lode_core::{Language, SymbolKind};
+//! let src = "import os\n\nclass Config:\n    def load(self, path):\n        return open(path)\n";
+//! let file = lode_parse::extract(Language::Python, src);
+//! let load = file.symbols.iter().find(|s| s.name == "load").unwrap();
+//! assert_eq!(load.kind, SymbolKind::Method);
+//! assert_eq!(load.container.as_deref(), Some("class Config"));
+//! assert!(file.calls.iter().any(|c| c.callee == "open"));
+//! assert_eq!(file.imports[0].source, "os");
+//! ```
+
+mod chunk;
+mod extract;
+mod lines;
+mod registry;
+mod text;
+
+pub use chunk::{HARD_CAP_BYTES, TARGET_BYTES};
+pub use lines::LineIndex;
+pub use registry::{detect, grammar};
+
+use lode_core::{ChunkKind, FileExtract, Language};
+
+/// Version of the extraction and chunking rules; part of the index fingerprint.
+/// Bump it whenever a query, the chunker or the text splitter changes output.
+pub const EXTRACT_VERSION: u32 = 1;
+
+/// Extracts symbols, calls, imports and chunks from a file's text.
+///
+/// Never fails: a file whose grammar cannot parse it is chunked as text and
+/// flagged `parse_failed`.
+pub fn extract(lang: Language, source: &str) -> FileExtract {
+    let lines = LineIndex::new(source);
+    match lang {
+        Language::Markdown => text::extract_markdown(source, &lines),
+        Language::Json | Language::Yaml | Language::Toml | Language::Text => {
+            text::extract_text(lang, source, &lines)
+        }
+        code => extract::extract_code(code, source, &lines).unwrap_or_else(|| FileExtract {
+            language: Some(code),
+            chunks: chunk::chunk_lines(source, &lines, ChunkKind::Text),
+            parse_failed: true,
+            ..FileExtract::default()
+        }),
+    }
+}
