@@ -75,6 +75,33 @@ impl Config {
         }
     }
 
+    /// Applies a project file (`.lode.toml`), which may only narrow what is
+    /// indexed: its excludes are added, its includes apply when the user set
+    /// none, its languages intersect the user's, and smaller limits win.
+    pub fn narrow_with(&mut self, project: Config) {
+        let f = &mut self.files;
+        f.exclude.extend(project.files.exclude);
+        if f.include.is_empty() {
+            f.include = project.files.include;
+        }
+        f.max_file_size = f.max_file_size.min(project.files.max_file_size);
+        f.max_files = f.max_files.min(project.files.max_files);
+        // A project cannot switch hidden or vendored files on.
+        let langs = project.index.languages;
+        if !langs.is_empty() {
+            self.index.languages = if self.index.languages.is_empty() {
+                langs
+            } else {
+                self.index
+                    .languages
+                    .iter()
+                    .filter(|l| langs.contains(l))
+                    .cloned()
+                    .collect()
+            };
+        }
+    }
+
     /// A stable text of the settings that change what an index contains.
     pub fn fingerprint_text(&self) -> String {
         serde_json_like(self)
@@ -111,6 +138,28 @@ mod tests {
         let err = Config::from_toml("[files]\nmax_size = 10\n", Path::new("cfg.toml")).unwrap_err();
         assert!(err.to_string().contains("max_size"), "{err}");
         assert!(err.to_string().starts_with("cfg.toml"), "{err}");
+    }
+
+    #[test]
+    fn project_config_only_narrows() {
+        let mut user = Config::from_toml(
+            "[files]\nexclude = [\"a\"]\nmax_file_size = 100\n",
+            Path::new("u"),
+        )
+        .unwrap();
+        let project = Config::from_toml(
+            "[files]\nexclude = [\"b\"]\nmax_file_size = 5000\nhidden = true\n[index]\nlanguages = [\"rust\"]\n",
+            Path::new("p"),
+        )
+        .unwrap();
+        user.narrow_with(project);
+        assert_eq!(user.files.exclude, ["a", "b"]);
+        assert_eq!(user.files.max_file_size, 100);
+        assert!(
+            !user.files.hidden,
+            "a project cannot switch hidden files on"
+        );
+        assert_eq!(user.index.languages, ["rust"]);
     }
 
     #[test]

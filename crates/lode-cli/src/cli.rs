@@ -1,0 +1,93 @@
+//! Command-line arguments.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "lode",
+    version,
+    about = "Code search and code intelligence for agents, from a local index."
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Options every command takes.
+#[derive(Args, Debug, Clone)]
+pub struct Common {
+    /// Print JSON (schema in docs/json.md) instead of text.
+    #[arg(long, global = true)]
+    pub json: bool,
+    /// Base directory for indexes (default: $LODE_CACHE_DIR, $XDG_CACHE_HOME/lode, ~/.cache/lode).
+    #[arg(long, global = true, value_name = "DIR")]
+    pub cache_dir: Option<PathBuf>,
+    /// User config file (default: $XDG_CONFIG_HOME/lode/config.toml).
+    #[arg(long, global = true, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Answer from the index as it is, without checking the tree for changes.
+    #[arg(long, global = true)]
+    pub no_refresh: bool,
+    /// Repository root (default: the enclosing git repository, or the current directory).
+    #[arg(long, global = true, value_name = "DIR")]
+    pub root: Option<PathBuf>,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Build or update the index of a repository.
+    Index {
+        /// The repository root (default: as --root).
+        path: Option<PathBuf>,
+        #[command(flatten)]
+        common: Common,
+    },
+    /// Ranked code search: the chunks that best answer QUERY.
+    Search {
+        query: String,
+        /// Only results under this directory or file.
+        #[arg(long, value_name = "DIR")]
+        path: Option<PathBuf>,
+        /// Number of results.
+        #[arg(long, short = 'k', default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..=200))]
+        top_k: u32,
+        /// Only this language (repeatable): python, rust, typescript, …
+        #[arg(long, value_name = "LANG")]
+        lang: Vec<String>,
+        #[command(flatten)]
+        common: Common,
+    },
+    /// Regex search over the indexed files, hits grouped by enclosing symbol.
+    Grep {
+        regex: String,
+        /// Only files under this directory or file.
+        #[arg(long, value_name = "DIR")]
+        path: Option<PathBuf>,
+        /// Case-insensitive.
+        #[arg(short = 'i', long)]
+        ignore_case: bool,
+        /// At most this many matching lines.
+        #[arg(long, default_value_t = 200)]
+        max_lines: usize,
+        /// Only this language (repeatable).
+        #[arg(long, value_name = "LANG")]
+        lang: Vec<String>,
+        #[command(flatten)]
+        common: Common,
+    },
+    /// The symbols of a file as a tree, with signatures and line spans.
+    Outline {
+        file: PathBuf,
+        #[command(flatten)]
+        common: Common,
+    },
+    /// Where the index is, its state, and what it holds.
+    Status {
+        /// The repository root (default: as --root).
+        path: Option<PathBuf>,
+        #[command(flatten)]
+        common: Common,
+    },
+}

@@ -1,0 +1,274 @@
+//! One function per command.
+
+use std::io::Write;
+
+use lode_core::{Error, Result};
+use lode_index::{BuildOptions, Filter};
+use lode_search::{GrepOptions, SearchOptions, render};
+use serde::Serialize;
+
+use crate::cli::{Command, Common};
+use crate::context::{Context, progress_bar};
+
+pub fn wants_json(cmd: &Command) -> bool {
+    common(cmd).json
+}
+
+fn common(cmd: &Command) -> &Common {
+    match cmd {
+        Command::Index { common, .. }
+        | Command::Search { common, .. }
+        | Command::Grep { common, .. }
+        | Command::Outline { common, .. }
+        | Command::Status { common, .. } => common,
+    }
+}
+
+/// Runs a command; returns the exit status.
+pub fn run(cmd: Command) -> Result<u8> {
+    match cmd {
+        Command::Index { path, common } => index(Context::new(common, path.as_deref(), None)?),
+        Command::Search {
+            query,
+            path,
+            top_k,
+            lang,
+            common,
+        } => {
+            let ctx = Context::new(common, None, None)?;
+            let filter = filter(&ctx, path.as_deref(), &lang)?;
+            search(
+                ctx,
+                &query,
+                SearchOptions {
+                    top_k: top_k as usize,
+                    filter,
+                    ..SearchOptions::default()
+                },
+            )
+        }
+        Command::Grep {
+            regex,
+            path,
+            ignore_case,
+            max_lines,
+            lang,
+            common,
+        } => {
+            let ctx = Context::new(common, None, None)?;
+            let filter = filter(&ctx, path.as_deref(), &lang)?;
+            grep(
+                ctx,
+                &regex,
+                GrepOptions {
+                    case_insensitive: ignore_case,
+                    filter,
+                    max_lines,
+                },
+            )
+        }
+        Command::Outline { file, common } => {
+            let ctx = Context::new(common, None, Some(&file))?;
+            outline(ctx, &file)
+        }
+        Command::Status { path, common } => status(Context::new(common, path.as_deref(), None)?),
+    }
+}
+
+fn filter(ctx: &Context, path: Option<&std::path::Path>, langs: &[String]) -> Result<Filter> {
+    let path_prefix = match path {
+        Some(p) => {
+            let rel = ctx.relative_to_root(p)?;
+            if !ctx.location.root.join(&rel).exists() {
+                return Err(Error::NoSuchPath(p.to_path_buf()));
+            }
+            Some(rel)
+        }
+        None => None,
+    };
+    let mut languages = Vec::new();
+    for l in langs {
+        let lang = lode_core::Language::from_name(l).ok_or_else(|| {
+            Error::BadQuery(format!(
+                "unknown language {l:?} (try python, rust, typescript, go, …)"
+            ))
+        })?;
+        languages.push(lang.as_str().to_string());
+        if lang == lode_core::Language::TypeScript {
+            languages.push("tsx".into());
+        }
+    }
+    Ok(Filter {
+        path_prefix,
+        languages,
+    })
+}
+
+fn print(text: &str) {
+    let mut out = std::io::stdout().lock();
+    let _ = out.write_all(text.as_bytes());
+    let _ = out.flush();
+}
+
+fn emit<T: Serialize>(ctx: &Context, command: &str, body: &T, text: impl FnOnce() -> String) {
+    if ctx.common.json {
+        print(&format!(
+            "{}\n",
+            render::json(command, body, ctx.take_notes())
+        ));
+    } else {
+        print(&text());
+    }
+}
+
+fn index(ctx: Context) -> Result<u8> {
+    let bar = progress_bar();
+    let progress = |done: usize, total: usize| {
+        if let Some(b) = &bar {
+            b.set_length(total as u64);
+            b.set_position(done as u64);
+        }
+    };
+    let note = |m: &str| ctx.note(m);
+    let opts = BuildOptions {
+        config: &ctx.config,
+        wait_for_lock: true,
+        progress: Some(&progress),
+        note: &note,
+    };
+    let report = lode_index::build(&ctx.location, &opts)?;
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
+    emit(&ctx, "index", &report, || {
+        let skipped: Vec<String> = report
+            .skipped
+            .iter()
+            .map(|(r, n)| format!("{r} {n}"))
+            .collect();
+        let mut s = format!(
+            "{} files, {} chunks, {} symbols in {:.0} ms ({} parsed, {} unchanged, {} removed)\n",
+            report.files,
+            report.chunks,
+            report.symbols,
+            report.elapsed_ms,
+            report.parsed,
+            report.unchanged,
+            report.deleted
+        );
+        if !skipped.is_empty() {
+            s.push_str(&format!("skipped: {}\n", skipped.join(", ")));
+        }
+        if report.parse_failed + report.parse_errors + report.lossy_utf8 > 0 {
+            s.push_str(&format!(
+                "notes: {} with syntax errors, {} indexed as text after a parse failure, {} with invalid UTF-8\n",
+                report.parse_errors, report.parse_failed, report.lossy_utf8
+            ));
+        }
+        s
+    });
+    Ok(0)
+}
+
+fn search(ctx: Context, query: &str, opts: SearchOptions) -> Result<u8> {
+    if query.trim().is_empty() {
+        return Err(Error::BadQuery("empty query".into()));
+    }
+    let index = ctx.open_fresh()?;
+    let results = lode_search::search(&index, query, &opts)?;
+    emit(&ctx, "search", &results, || render::search_text(&results));
+    Ok(if results.hits.is_empty() { 1 } else { 0 })
+}
+
+fn grep(ctx: Context, regex: &str, opts: GrepOptions) -> Result<u8> {
+    let index = ctx.open_fresh()?;
+    let results = lode_search::grep(&index, regex, &opts)?;
+    emit(&ctx, "grep", &results, || render::grep_text(&results));
+    Ok(if results.groups.is_empty() { 1 } else { 0 })
+}
+
+fn outline(ctx: Context, file: &std::path::Path) -> Result<u8> {
+    let rel = ctx.relative_to_root(file)?;
+    let abs = ctx.location.root.join(&rel);
+    if !abs.exists() {
+        return Err(Error::NoSuchPath(file.to_path_buf()));
+    }
+    if !abs.is_file() {
+        return Err(Error::NotAFile(file.to_path_buf()));
+    }
+    let index = ctx.open_fresh()?;
+    let o = lode_search::outline(&index, &rel)?;
+    emit(&ctx, "outline", &o, || render::outline_text(&o));
+    Ok(0)
+}
+
+#[derive(Serialize)]
+struct Status {
+    root: String,
+    index_dir: String,
+    database: Option<String>,
+    #[serde(flatten)]
+    state: lode_index::IndexState,
+    disk_bytes: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    stats: Option<lode_index::IndexStats>,
+}
+
+fn status(ctx: Context) -> Result<u8> {
+    let (state, index) = lode_index::state(&ctx.location, &ctx.config)?;
+    let stats = index.as_ref().map(|i| i.stats()).transpose()?;
+    let status = Status {
+        root: ctx.location.root.display().to_string(),
+        index_dir: ctx.location.dir.display().to_string(),
+        database: index
+            .as_ref()
+            .map(|i| i.store().path().display().to_string()),
+        state,
+        disk_bytes: index.as_ref().map_or(0, |i| i.disk_bytes()),
+        stats,
+    };
+    emit(&ctx, "status", &status, || status_text(&status));
+    Ok(0)
+}
+
+fn status_text(s: &Status) -> String {
+    use lode_index::IndexState;
+    let state = match &s.state {
+        IndexState::Absent => "absent (run 'lode index')".to_string(),
+        IndexState::Building { pid } => format!("building (lode process {pid})"),
+        IndexState::Ready => "ready".to_string(),
+        IndexState::Stale { changed_files } => {
+            format!("stale: {changed_files} files changed — it refreshes on the next query")
+        }
+    };
+    let mut out = format!(
+        "root:   {}\nindex:  {}\nstate:  {state}\n",
+        s.root, s.index_dir
+    );
+    if let Some(st) = &s.stats {
+        let when = st.built_at;
+        out.push_str(&format!(
+            "files:  {}  chunks: {}  symbols: {}  calls: {}  imports: {}\nsize:   {:.1} MiB on disk  generation {}  built at {} (unix) in {:.0} ms\n",
+            st.files, st.chunks, st.symbols, st.calls, st.imports, s.disk_bytes as f64 / 1048576.0, st.generation, when, st.build_ms
+        ));
+        let langs: Vec<String> = st
+            .by_language
+            .iter()
+            .map(|(l, c)| format!("{l} {}", c.files))
+            .collect();
+        if !langs.is_empty() {
+            out.push_str(&format!("languages: {}\n", langs.join(", ")));
+        }
+        let skipped: Vec<String> = st.skipped.iter().map(|(r, n)| format!("{r} {n}")).collect();
+        if !skipped.is_empty() {
+            out.push_str(&format!("skipped: {}\n", skipped.join(", ")));
+        }
+        if st.parse_errors + st.parse_failed + st.lossy_utf8 > 0 {
+            out.push_str(&format!(
+                "notes: {} files with syntax errors, {} parsed as text, {} with invalid UTF-8\n",
+                st.parse_errors, st.parse_failed, st.lossy_utf8
+            ));
+        }
+    }
+    out
+}

@@ -1,0 +1,173 @@
+//! What every command needs: the root, the config, the index location, and
+//! a way to say things on stderr.
+
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use lode_core::{Config, Error, Result};
+use lode_index::{Freshness, Index, IndexLocation, RefreshOptions};
+
+use crate::cli::Common;
+
+pub struct Context {
+    pub common: Common,
+    pub config: Config,
+    pub location: IndexLocation,
+    pub notes: std::cell::RefCell<Vec<String>>,
+}
+
+impl Context {
+    /// Resolves the root (`explicit`, `--root`, or discovered from `near`) and loads the config.
+    pub fn new(
+        common: Common,
+        explicit_root: Option<&Path>,
+        near: Option<&Path>,
+    ) -> Result<Context> {
+        let root = match explicit_root.or(common.root.as_deref()) {
+            Some(r) => r.to_path_buf(),
+            None => discover_root(near)?,
+        };
+        let mut config = Config::load(&user_config_path(&common))?;
+        let location = IndexLocation::resolve(&root, common.cache_dir.as_deref())?;
+        let project = location.root.join(".lode.toml");
+        if project.is_file() {
+            config.narrow_with(Config::load(&project)?);
+        }
+        Ok(Context {
+            common,
+            config,
+            location,
+            notes: Default::default(),
+        })
+    }
+
+    /// A one-line note: on stderr for text output, in the JSON `notes` otherwise.
+    pub fn note(&self, msg: &str) {
+        if self.common.json {
+            self.notes.borrow_mut().push(msg.to_string());
+        } else {
+            eprintln!("lode: {msg}");
+        }
+    }
+
+    pub fn take_notes(&self) -> Vec<String> {
+        std::mem::take(&mut self.notes.borrow_mut())
+    }
+
+    /// Opens the index after bringing it up to date (unless `--no-refresh`).
+    pub fn open_fresh(&self) -> Result<Index> {
+        let bar = progress_bar();
+        let progress = |done: usize, total: usize| {
+            if let Some(b) = &bar {
+                b.set_length(total as u64);
+                b.set_position(done as u64);
+            }
+        };
+        let note = |m: &str| self.note(m);
+        let opts = RefreshOptions {
+            config: &self.config,
+            no_refresh: self.common.no_refresh,
+            progress: Some(&progress),
+            note: &note,
+        };
+        let (index, freshness) = lode_index::refresh(&self.location, &opts)?;
+        if let Some(b) = bar {
+            b.finish_and_clear();
+        }
+        match freshness {
+            Freshness::Refreshed(r) if r.rebuilt.as_deref() == Some("first build") => {
+                self.note(&format!(
+                    "indexed {} files ({} chunks) in {:.0} ms",
+                    r.files, r.chunks, r.elapsed_ms
+                ))
+            }
+            Freshness::Stale { changed, reason } => {
+                self.note(&format!("{changed} files changed; {reason}"))
+            }
+            _ => {}
+        }
+        Ok(index)
+    }
+
+    /// A user path (relative to the current directory) as a path relative to the root.
+    pub fn relative_to_root(&self, p: &Path) -> Result<String> {
+        let abs = if p.is_absolute() {
+            p.to_path_buf()
+        } else {
+            std::env::current_dir()
+                .map_err(|e| Error::io(".", e))?
+                .join(p)
+        };
+        let abs = match abs.canonicalize() {
+            Ok(c) => c,
+            // Not on disk: take it as relative to the root.
+            Err(_) if !p.is_absolute() => self.location.root.join(p),
+            Err(_) => return Err(Error::NoSuchPath(p.to_path_buf())),
+        };
+        let rel = abs.strip_prefix(&self.location.root).map_err(|_| {
+            Error::BadQuery(format!(
+                "{} is outside the repository {}",
+                p.display(),
+                self.location.root.display()
+            ))
+        })?;
+        Ok(rel
+            .to_string_lossy()
+            .replace(std::path::MAIN_SEPARATOR, "/"))
+    }
+}
+
+/// A progress bar on stderr when it is a terminal.
+pub fn progress_bar() -> Option<ProgressBar> {
+    if !std::io::stderr().is_terminal() {
+        return None;
+    }
+    let bar = ProgressBar::with_draw_target(Some(0), ProgressDrawTarget::stderr());
+    bar.set_style(
+        ProgressStyle::with_template("indexing {bar:30} {pos}/{len} files {elapsed}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    Some(bar)
+}
+
+fn user_config_path(common: &Common) -> PathBuf {
+    if let Some(p) = &common.config {
+        return p.clone();
+    }
+    let base = std::env::var_os("XDG_CONFIG_HOME")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".config")))
+        .unwrap_or_else(|| PathBuf::from("."));
+    base.join("lode").join("config.toml")
+}
+
+/// The enclosing git repository of `near` (or of the current directory), else that directory.
+fn discover_root(near: Option<&Path>) -> Result<PathBuf> {
+    let cwd = std::env::current_dir().map_err(|e| Error::io(".", e))?;
+    let start = near
+        .map(|p| {
+            if p.is_absolute() {
+                p.to_path_buf()
+            } else {
+                cwd.join(p)
+            }
+        })
+        .unwrap_or(cwd.clone());
+    let start = if start.is_file() {
+        start.parent().map(Path::to_path_buf).unwrap_or(cwd.clone())
+    } else {
+        start
+    };
+    let mut dir = start.as_path();
+    loop {
+        if dir.join(".git").exists() {
+            return Ok(dir.to_path_buf());
+        }
+        match dir.parent() {
+            Some(p) => dir = p,
+            None => return Ok(if start.is_dir() { start.clone() } else { cwd }),
+        }
+    }
+}

@@ -1,0 +1,42 @@
+//! `lode`: the command-line face of lode.
+//!
+//! Every command prints compact text, or JSON with `--json`; every failure is
+//! one line on stderr (and a JSON error object on stdout with `--json`) and a
+//! documented exit status: 0 success, 1 nothing found, 2 bad input, 3 index
+//! problem, 4 I/O problem, 5 index locked.
+
+mod cli;
+mod commands;
+mod context;
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use clap::Parser;
+
+fn main() -> ExitCode {
+    let cli = match cli::Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let code = if e.use_stderr() { 2 } else { 0 };
+            let _ = e.print();
+            return ExitCode::from(code);
+        }
+    };
+    let json = commands::wants_json(&cli.command);
+    match commands::run(cli.command) {
+        Ok(status) => ExitCode::from(status),
+        Err(e) => {
+            let code = e.code();
+            if json {
+                let body = serde_json::json!({
+                    "schema_version": lode_search::JSON_SCHEMA_VERSION,
+                    "error": { "code": code.as_str(), "message": e.to_string() }
+                });
+                println!("{body}");
+            }
+            let _ = writeln!(std::io::stderr(), "lode: {e}");
+            ExitCode::from(code.exit_status() as u8)
+        }
+    }
+}

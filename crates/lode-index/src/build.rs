@@ -1,0 +1,508 @@
+//! Building and updating an index: walk, compare, parse what changed, write
+//! it in one transaction.
+
+use std::collections::{BTreeMap, HashMap};
+use std::time::Instant;
+
+use lode_core::{Config, Error, FileExtract, Language, Result};
+use rayon::prelude::*;
+use rusqlite::{Transaction, params};
+use serde::Serialize;
+
+use crate::location::{IndexLocation, WriterLock};
+use crate::store::{ManifestEntry, SCHEMA_VERSION, Store};
+use crate::tokens;
+use crate::walk::{self, SkipReason, WalkReport, WalkedFile};
+
+/// Files parsed per batch: bounds the memory of a large first build.
+const BATCH: usize = 1024;
+
+/// What a build is asked to do.
+pub struct BuildOptions<'a> {
+    pub config: &'a Config,
+    /// Wait for another writer instead of failing with [`Error::Locked`].
+    pub wait_for_lock: bool,
+    /// Progress: `(files done, files to parse)`.
+    pub progress: Option<&'a (dyn Fn(usize, usize) + Sync)>,
+    /// One-line notes for the user (waiting on a lock, why a rebuild happens).
+    pub note: &'a dyn Fn(&str),
+}
+
+/// What a build did, and the totals of the index after it.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct BuildReport {
+    /// Files in the index.
+    pub files: u64,
+    pub chunks: u64,
+    pub symbols: u64,
+    /// Files read and parsed by this build.
+    pub parsed: u64,
+    /// Files whose content was unchanged.
+    pub unchanged: u64,
+    /// Files removed from the index.
+    pub deleted: u64,
+    /// Skipped files by reason.
+    pub skipped: BTreeMap<String, u64>,
+    /// Files indexed with invalid UTF-8 replaced.
+    pub lossy_utf8: u64,
+    /// Files with syntax errors (what could be read was kept).
+    pub parse_errors: u64,
+    /// Files the grammar could not parse at all, indexed as text.
+    pub parse_failed: u64,
+    pub elapsed_ms: f64,
+    /// Why the index was built from scratch, if it was.
+    pub rebuilt: Option<String>,
+    pub generation: u64,
+}
+
+/// The fingerprint of everything that decides an index's content besides the files.
+pub fn fingerprint(config: &Config) -> String {
+    let text = format!(
+        "lode={};schema={SCHEMA_VERSION};extract={};{}",
+        lode_core::LODE_VERSION,
+        lode_parse::EXTRACT_VERSION,
+        config.fingerprint_text()
+    );
+    blake3::hash(text.as_bytes()).to_hex()[..32].to_string()
+}
+
+/// Which walked files differ from the index by size or modification time,
+/// and which indexed files are gone.
+pub struct StatDiff<'a> {
+    pub changed: Vec<&'a WalkedFile>,
+    pub deleted: Vec<(String, i64)>,
+}
+
+impl StatDiff<'_> {
+    pub fn is_empty(&self) -> bool {
+        self.changed.is_empty() && self.deleted.is_empty()
+    }
+}
+
+pub fn stat_diff<'a>(
+    walk: &'a WalkReport,
+    manifest: &HashMap<String, ManifestEntry>,
+) -> StatDiff<'a> {
+    let changed = walk
+        .files
+        .iter()
+        .filter(|f| {
+            manifest
+                .get(&f.path)
+                .is_none_or(|m| m.size != f.size || m.mtime_ns != f.mtime_ns)
+        })
+        .collect();
+    let present: std::collections::HashSet<&str> =
+        walk.files.iter().map(|f| f.path.as_str()).collect();
+    let mut deleted: Vec<(String, i64)> = manifest
+        .iter()
+        .filter(|(p, _)| !present.contains(p.as_str()))
+        .map(|(p, m)| (p.clone(), m.id))
+        .collect();
+    deleted.sort();
+    StatDiff { changed, deleted }
+}
+
+/// Builds the index of `loc` or brings it up to date.
+pub fn build(loc: &IndexLocation, opts: &BuildOptions) -> Result<BuildReport> {
+    build_with_walk(loc, opts, None)
+}
+
+/// As [`build`], reusing a walk the caller already made.
+pub fn build_with_walk(
+    loc: &IndexLocation,
+    opts: &BuildOptions,
+    walk: Option<WalkReport>,
+) -> Result<BuildReport> {
+    let started = Instant::now();
+    let _lock = WriterLock::acquire(loc, opts.wait_for_lock, &|pid| {
+        (opts.note)(&format!(
+            "waiting for lode process {pid}, which is indexing {}",
+            loc.root.display()
+        ))
+    })?;
+    let fp = fingerprint(opts.config);
+    let (mut store, rebuilt) = open_or_create(loc, &fp)?;
+    if let Some(reason) = &rebuilt {
+        if reason != "first build" {
+            (opts.note)(&format!("rebuilding the index: {reason}"));
+        }
+    }
+    let walk = match walk {
+        Some(w) => w,
+        None => walk::walk(&loc.root, &opts.config.files)?,
+    };
+    let manifest = store.manifest()?;
+    let diff = stat_diff(&walk, &manifest);
+
+    let mut report = BuildReport {
+        rebuilt: rebuilt.clone(),
+        ..BuildReport::default()
+    };
+    let total = diff.changed.len();
+    let selected = selected_languages(opts.config)?;
+    let vendored = opts.config.files.vendored;
+    let mut unreadable = 0u64;
+    let previous_generation: u64 = store
+        .meta("generation")?
+        .and_then(|g| g.parse().ok())
+        .unwrap_or(0);
+    let generation = previous_generation + 1;
+
+    store.write(|tx| {
+        for (_, id) in &diff.deleted {
+            delete_file(tx, *id)?;
+            report.deleted += 1;
+        }
+        let mut done = 0usize;
+        for batch in diff.changed.chunks(BATCH) {
+            let prepared: Vec<Prepared> = batch
+                .par_iter()
+                .map(|f| prepare(f, manifest.get(&f.path), &selected, vendored))
+                .collect();
+            for (file, p) in batch.iter().zip(prepared) {
+                let prev = manifest.get(&file.path);
+                match p {
+                    Prepared::Unreadable => {
+                        unreadable += 1;
+                        if let Some(m) = prev {
+                            delete_file(tx, m.id)?;
+                        }
+                    }
+                    Prepared::Unchanged => {
+                        tx.prepare_cached(
+                            "UPDATE files SET size = ?1, mtime_ns = ?2 WHERE path = ?3",
+                        )?
+                        .execute(params![
+                            file.size as i64,
+                            file.mtime_ns,
+                            file.path
+                        ])?;
+                        report.unchanged += 1;
+                    }
+                    Prepared::Skip { hash, reason, lang } => {
+                        if let Some(m) = prev {
+                            delete_file(tx, m.id)?;
+                        }
+                        insert_file_row(
+                            tx,
+                            file,
+                            &hash,
+                            lang,
+                            0,
+                            Some(reason),
+                            (false, false, false),
+                        )?;
+                    }
+                    Prepared::Index(pf) => {
+                        if let Some(m) = prev {
+                            delete_file(tx, m.id)?;
+                        }
+                        insert_indexed(tx, file, &pf)?;
+                        report.parsed += 1;
+                    }
+                }
+            }
+            done += batch.len();
+            if let Some(p) = opts.progress {
+                p(done, total);
+            }
+        }
+        let walk_skipped: BTreeMap<&str, u64> =
+            walk.skipped.iter().map(|(r, n)| (r.as_str(), *n)).collect();
+        let set = |k: &str, v: &str| {
+            tx.execute(
+                "INSERT OR REPLACE INTO meta(key, value) VALUES (?1, ?2)",
+                params![k, v],
+            )
+            .map(|_| ())
+        };
+        set("fingerprint", &fp)?;
+        set("lode_version", lode_core::LODE_VERSION)?;
+        set("root", &loc.root.to_string_lossy())?;
+        set("generation", &generation.to_string())?;
+        set(
+            "walk_skipped",
+            &serde_json::to_string(&walk_skipped).unwrap_or_default(),
+        )?;
+        set("unreadable", &unreadable.to_string())?;
+        set("built_at", &unix_now().to_string())?;
+        set(
+            "build_ms",
+            &format!("{:.1}", started.elapsed().as_secs_f64() * 1000.0),
+        )?;
+        Ok(())
+    })?;
+
+    if rebuilt.is_some() {
+        store.checkpoint();
+        loc.set_current(store.path())?;
+        loc.remove_other_dbs(store.path());
+    }
+    let stats = crate::reader::stats(&store)?;
+    report.files = stats.files;
+    report.chunks = stats.chunks;
+    report.symbols = stats.symbols;
+    report.skipped = stats.skipped;
+    report.lossy_utf8 = stats.lossy_utf8;
+    report.parse_errors = stats.parse_errors;
+    report.parse_failed = stats.parse_failed;
+    report.generation = generation;
+    report.elapsed_ms = started.elapsed().as_secs_f64() * 1000.0;
+    Ok(report)
+}
+
+fn open_or_create(loc: &IndexLocation, fp: &str) -> Result<(Store, Option<String>)> {
+    let reason = match loc.current_db() {
+        None => "first build".to_string(),
+        Some(path) => match Store::open(&path, true) {
+            Ok(store) => {
+                let old_fp = store.meta("fingerprint")?.unwrap_or_default();
+                if old_fp == fp {
+                    return Ok((store, None));
+                }
+                let old_version = store.meta("lode_version")?.unwrap_or_default();
+                if old_version != lode_core::LODE_VERSION {
+                    format!(
+                        "it was written by lode {old_version}, this is {}",
+                        lode_core::LODE_VERSION
+                    )
+                } else {
+                    "the configuration or extraction rules changed".to_string()
+                }
+            }
+            Err(Error::CacheUnwritable { path, reason }) => {
+                return Err(Error::CacheUnwritable { path, reason });
+            }
+            Err(e) => format!("the previous index is unreadable ({e})"),
+        },
+    };
+    let path = loc.fresh_db_path();
+    let _ = std::fs::remove_file(&path);
+    Ok((Store::create(&path)?, Some(reason)))
+}
+
+fn selected_languages(config: &Config) -> Result<Option<Vec<Language>>> {
+    if config.index.languages.is_empty() {
+        return Ok(None);
+    }
+    config
+        .index
+        .languages
+        .iter()
+        .map(|name| {
+            Language::from_name(name).ok_or_else(|| {
+                Error::BadConfig(format!("unknown language {name:?} in index.languages"))
+            })
+        })
+        .collect::<Result<Vec<_>>>()
+        .map(Some)
+}
+
+struct PreparedFile {
+    hash: [u8; 32],
+    lang: Language,
+    lines: u32,
+    lossy: bool,
+    extract: FileExtract,
+    path_tokens: String,
+    /// Per chunk: (name tokens, body tokens).
+    chunk_tokens: Vec<(String, String)>,
+}
+
+enum Prepared {
+    Unreadable,
+    Unchanged,
+    Skip {
+        hash: [u8; 32],
+        reason: SkipReason,
+        lang: Language,
+    },
+    Index(Box<PreparedFile>),
+}
+
+fn prepare(
+    file: &WalkedFile,
+    prev: Option<&ManifestEntry>,
+    selected: &Option<Vec<Language>>,
+    vendored: bool,
+) -> Prepared {
+    let Ok(bytes) = std::fs::read(&file.abs) else {
+        return Prepared::Unreadable;
+    };
+    let hash: [u8; 32] = *blake3::hash(&bytes).as_bytes();
+    if prev.is_some_and(|m| m.hash == hash) {
+        return Prepared::Unchanged;
+    }
+    let lang = lode_parse::detect(
+        std::path::Path::new(&file.path),
+        &bytes[..bytes.len().min(512)],
+    );
+    if let Some(reason) = walk::content_reason(&bytes, vendored) {
+        return Prepared::Skip { hash, reason, lang };
+    }
+    if selected
+        .as_ref()
+        .is_some_and(|langs| !langs.iter().any(|l| l.family() == lang.family()))
+    {
+        return Prepared::Skip {
+            hash,
+            reason: SkipReason::LanguageNotSelected,
+            lang,
+        };
+    }
+    let (text, lossy) = match String::from_utf8(bytes) {
+        Ok(s) => (s, false),
+        Err(e) => (String::from_utf8_lossy(e.as_bytes()).into_owned(), true),
+    };
+    let extract = lode_parse::extract(lang, &text);
+    let lines = lode_parse::LineIndex::new(&text).line_count();
+    let chunk_tokens = extract
+        .chunks
+        .iter()
+        .map(|c| {
+            let mut names = String::new();
+            for &s in c.symbol.iter().chain(c.defines.iter()) {
+                tokens::push_tokens(&extract.symbols[s as usize].name, &mut names);
+            }
+            let body = &text[c.span.start_byte as usize..c.span.end_byte as usize];
+            (names, tokens::index_text(body))
+        })
+        .collect();
+    Prepared::Index(Box::new(PreparedFile {
+        hash,
+        lang,
+        lines,
+        lossy,
+        path_tokens: tokens::index_text(&file.path),
+        chunk_tokens,
+        extract,
+    }))
+}
+
+fn delete_file(tx: &Transaction, id: i64) -> rusqlite::Result<()> {
+    tx.prepare_cached(
+        "DELETE FROM chunks_fts WHERE rowid IN (SELECT id FROM chunks WHERE file_id = ?1)",
+    )?
+    .execute([id])?;
+    for table in ["chunks", "symbols", "calls", "imports"] {
+        tx.prepare_cached(&format!("DELETE FROM {table} WHERE file_id = ?1"))?
+            .execute([id])?;
+    }
+    tx.prepare_cached("DELETE FROM files WHERE id = ?1")?
+        .execute([id])?;
+    Ok(())
+}
+
+fn insert_file_row(
+    tx: &Transaction,
+    file: &WalkedFile,
+    hash: &[u8; 32],
+    lang: Language,
+    lines: u32,
+    skip: Option<SkipReason>,
+    (lossy, errors, failed): (bool, bool, bool),
+) -> rusqlite::Result<i64> {
+    tx.prepare_cached(
+        "INSERT INTO files(path, lang, size, mtime_ns, hash, lines, lossy, parse_errors, parse_failed, skip_reason) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+    )?
+    .execute(params![
+        file.path,
+        lang.as_str(),
+        file.size as i64,
+        file.mtime_ns,
+        &hash[..],
+        lines,
+        lossy,
+        errors,
+        failed,
+        skip.map(|s| s.as_str())
+    ])?;
+    Ok(tx.last_insert_rowid())
+}
+
+fn insert_indexed(tx: &Transaction, file: &WalkedFile, pf: &PreparedFile) -> rusqlite::Result<()> {
+    let ex = &pf.extract;
+    let file_id = insert_file_row(
+        tx,
+        file,
+        &pf.hash,
+        pf.lang,
+        pf.lines,
+        None,
+        (pf.lossy, ex.had_parse_errors, ex.parse_failed),
+    )?;
+    let mut sym_ids: Vec<i64> = Vec::with_capacity(ex.symbols.len());
+    let mut stmt = tx.prepare_cached(
+        "INSERT INTO symbols(file_id, parent, name, kind, container, start_line, end_line, start_byte, end_byte, signature, doc) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+    )?;
+    for s in &ex.symbols {
+        let parent = s.parent.map(|p| sym_ids[p as usize]);
+        stmt.execute(params![
+            file_id,
+            parent,
+            s.name,
+            s.kind.as_str(),
+            s.container,
+            s.span.start_line,
+            s.span.end_line,
+            s.span.start_byte,
+            s.span.end_byte,
+            s.signature,
+            s.doc
+        ])?;
+        sym_ids.push(tx.last_insert_rowid());
+    }
+    let mut stmt = tx.prepare_cached(
+        "INSERT INTO calls(file_id, caller, callee, receiver, start_line, end_line) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+    )?;
+    for c in &ex.calls {
+        stmt.execute(params![
+            file_id,
+            c.caller.map(|i| sym_ids[i as usize]),
+            c.callee,
+            c.receiver,
+            c.span.start_line,
+            c.span.end_line
+        ])?;
+    }
+    let mut stmt = tx.prepare_cached(
+        "INSERT INTO imports(file_id, source, names, start_line) VALUES (?1, ?2, ?3, ?4)",
+    )?;
+    for i in &ex.imports {
+        stmt.execute(params![
+            file_id,
+            i.source,
+            i.names.join("\n"),
+            i.span.start_line
+        ])?;
+    }
+    let mut chunk_stmt = tx.prepare_cached(
+        "INSERT INTO chunks(file_id, kind, symbol, start_line, end_line, start_byte, end_byte) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+    )?;
+    let mut fts_stmt = tx.prepare_cached(
+        "INSERT INTO chunks_fts(rowid, name, path, body) VALUES (?1, ?2, ?3, ?4)",
+    )?;
+    for (c, (names, body)) in ex.chunks.iter().zip(&pf.chunk_tokens) {
+        chunk_stmt.execute(params![
+            file_id,
+            c.kind.as_str(),
+            c.symbol.map(|i| sym_ids[i as usize]),
+            c.span.start_line,
+            c.span.end_line,
+            c.span.start_byte,
+            c.span.end_byte
+        ])?;
+        let chunk_id = tx.last_insert_rowid();
+        fts_stmt.execute(params![chunk_id, names, pf.path_tokens, body])?;
+    }
+    Ok(())
+}
+
+fn unix_now() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
+}

@@ -1,0 +1,50 @@
+//! The repository index: walking, building, updating and reading it.
+//!
+//! The principal types and how they fit:
+//!
+//! - [`IndexLocation`] says where a repository's index lives in the cache
+//!   (never inside the repository) and which database file is current.
+//! - [`walk()`] lists the files the [`lode_core::FilePolicy`] admits, counting
+//!   the others by [`SkipReason`].
+//! - [`build()`] brings the index up to date: it compares the walk with the
+//!   index by size and mtime, hashes (blake3) the files that differ, parses
+//!   the changed ones in parallel with `lode-parse`, and writes everything in
+//!   one SQLite transaction. A change of lode version, schema, extraction
+//!   rules or config writes a new database and switches `CURRENT` to it only
+//!   when it is complete. [`WriterLock`] keeps writers to one at a time.
+//! - [`Index`] reads one committed state: BM25 candidates over code-aware
+//!   [`tokens`], chunks, symbols and statistics.
+//! - [`refresh()`] is what every query calls first: a stat pass, and an
+//!   incremental build when something changed.
+//!
+//! ```no_run
+//! use lode_core::Config;
+//! use lode_index::{Freshness, IndexLocation, RefreshOptions, refresh};
+//! let loc = IndexLocation::resolve(std::path::Path::new("."), None)?;
+//! let config = Config::default();
+//! let (index, freshness) = refresh(&loc, &RefreshOptions::new(&config))?;
+//! let terms = lode_index::tokens::query_terms("parse config");
+//! let hits = index.lexical(&terms, Default::default(), &Default::default(), 10)?;
+//! assert!(matches!(freshness, Freshness::Fresh | Freshness::Refreshed(_) | Freshness::Stale { .. }));
+//! # let _ = hits;
+//! # Ok::<(), lode_core::Error>(())
+//! ```
+
+mod build;
+mod location;
+mod reader;
+mod refresh;
+mod store;
+pub mod tokens;
+mod walk;
+
+pub use build::{
+    BuildOptions, BuildReport, StatDiff, build, build_with_walk, fingerprint, stat_diff,
+};
+pub use location::{IndexLocation, WriterLock};
+pub use reader::{
+    ChunkRow, FieldWeights, FileRow, Filter, Index, IndexStats, LanguageCount, SymbolRow,
+};
+pub use refresh::{Freshness, IndexState, RefreshOptions, refresh, state};
+pub use store::{SCHEMA_VERSION, Store};
+pub use walk::{SkipReason, WalkReport, WalkedFile, content_reason, walk};

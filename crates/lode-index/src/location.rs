@@ -1,0 +1,215 @@
+//! Where an index lives, which database file is current, and the writer lock.
+
+use std::fs::File;
+use std::io::{Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+
+use lode_core::{Error, Result};
+
+/// The cache directory of one repository's index:
+/// `<base>/<name>-<hash>/` where `<base>` is `--cache-dir`, `$LODE_CACHE_DIR`,
+/// `$XDG_CACHE_HOME/lode` or `~/.cache/lode`, in that order.
+///
+/// Inside: `CURRENT` names the live database file (`index-N.db`), replaced
+/// atomically; `lock` is held by the one process writing.
+#[derive(Clone, Debug)]
+pub struct IndexLocation {
+    /// The repository root, canonical.
+    pub root: PathBuf,
+    /// This repository's directory in the cache.
+    pub dir: PathBuf,
+}
+
+impl IndexLocation {
+    /// Resolves the index location of `root`. Fails when `root` is missing or not a directory.
+    pub fn resolve(root: &Path, cache_base: Option<&Path>) -> Result<IndexLocation> {
+        let meta = std::fs::metadata(root).map_err(|e| match e.kind() {
+            std::io::ErrorKind::NotFound => Error::NoSuchPath(root.to_path_buf()),
+            _ => Error::io(root, e),
+        })?;
+        if !meta.is_dir() {
+            return Err(Error::NotADirectory(root.to_path_buf()));
+        }
+        let root = root.canonicalize().map_err(|e| Error::io(root, e))?;
+        let base = match cache_base {
+            Some(b) => b.to_path_buf(),
+            None => default_cache_base()?,
+        };
+        let name: String = root
+            .file_name()
+            .map(|n| {
+                n.to_string_lossy()
+                    .chars()
+                    .filter(|c| c.is_alphanumeric() || matches!(c, '-' | '_' | '.'))
+                    .take(40)
+                    .collect()
+            })
+            .filter(|n: &String| !n.is_empty())
+            .unwrap_or_else(|| "root".to_string());
+        let hash = blake3::hash(root.as_os_str().as_encoded_bytes()).to_hex();
+        let dir = base.join(format!("{name}-{}", &hash[..16]));
+        Ok(IndexLocation { root, dir })
+    }
+
+    /// The current database file, if an index was ever completed.
+    pub fn current_db(&self) -> Option<PathBuf> {
+        let name = std::fs::read_to_string(self.dir.join("CURRENT")).ok()?;
+        let name = name.trim();
+        if name.is_empty() || name.contains('/') || name.contains("..") {
+            return None;
+        }
+        let path = self.dir.join(name);
+        path.exists().then_some(path)
+    }
+
+    /// Points `CURRENT` at `db` atomically (write, sync, rename).
+    pub fn set_current(&self, db: &Path) -> Result<()> {
+        let name = db
+            .file_name()
+            .and_then(|n| n.to_str())
+            .expect("db file name");
+        let tmp = self.dir.join("CURRENT.tmp");
+        let mut f = File::create(&tmp).map_err(|e| self.cache_error(e))?;
+        f.write_all(format!("{name}\n").as_bytes())
+            .map_err(|e| self.cache_error(e))?;
+        f.sync_all().map_err(|e| self.cache_error(e))?;
+        std::fs::rename(&tmp, self.dir.join("CURRENT")).map_err(|e| self.cache_error(e))?;
+        if let Ok(d) = File::open(&self.dir) {
+            let _ = d.sync_all();
+        }
+        Ok(())
+    }
+
+    /// Creates the cache directory, reporting an unwritable cache clearly.
+    pub fn ensure_dir(&self) -> Result<()> {
+        std::fs::create_dir_all(&self.dir).map_err(|e| self.cache_error(e))?;
+        let probe = self.dir.join(".probe");
+        File::create(&probe).map_err(|e| self.cache_error(e))?;
+        let _ = std::fs::remove_file(probe);
+        let _ = std::fs::write(
+            self.dir.join("root"),
+            self.root.to_string_lossy().as_bytes(),
+        );
+        Ok(())
+    }
+
+    pub fn cache_error(&self, e: std::io::Error) -> Error {
+        Error::CacheUnwritable {
+            path: self.dir.clone(),
+            reason: e.to_string(),
+        }
+    }
+
+    /// A database file name not used yet in this directory.
+    pub fn fresh_db_path(&self) -> PathBuf {
+        let mut n = 1u64;
+        if let Ok(entries) = std::fs::read_dir(&self.dir) {
+            for e in entries.flatten() {
+                let name = e.file_name().to_string_lossy().to_string();
+                if let Some(num) = name
+                    .strip_prefix("index-")
+                    .and_then(|s| s.split('.').next())
+                    .and_then(|s| s.parse::<u64>().ok())
+                {
+                    n = n.max(num + 1);
+                }
+            }
+        }
+        self.dir.join(format!("index-{n}.db"))
+    }
+
+    /// Removes database files other than `keep` (left behind by rebuilds or crashes).
+    pub fn remove_other_dbs(&self, keep: &Path) {
+        let keep_name = keep
+            .file_name()
+            .map(|n| n.to_string_lossy().to_string())
+            .unwrap_or_default();
+        if let Ok(entries) = std::fs::read_dir(&self.dir) {
+            for e in entries.flatten() {
+                let name = e.file_name().to_string_lossy().to_string();
+                if name.starts_with("index-") && !name.starts_with(&keep_name) {
+                    let _ = std::fs::remove_file(e.path());
+                }
+            }
+        }
+    }
+}
+
+fn default_cache_base() -> Result<PathBuf> {
+    if let Some(dir) = std::env::var_os("LODE_CACHE_DIR").filter(|v| !v.is_empty()) {
+        return Ok(PathBuf::from(dir));
+    }
+    if let Some(dir) = std::env::var_os("XDG_CACHE_HOME").filter(|v| !v.is_empty()) {
+        return Ok(PathBuf::from(dir).join("lode"));
+    }
+    if let Some(home) = std::env::var_os("HOME").filter(|v| !v.is_empty()) {
+        return Ok(PathBuf::from(home).join(".cache").join("lode"));
+    }
+    Err(Error::BadConfig(
+        "no cache directory: set LODE_CACHE_DIR or pass --cache-dir".into(),
+    ))
+}
+
+/// The lock held by the process that writes an index. Dropping it releases it.
+pub struct WriterLock {
+    _file: File,
+}
+
+impl WriterLock {
+    /// Takes the lock; when another process holds it, waits if `wait` (calling
+    /// `on_wait` once with the holder's pid) or fails with [`Error::Locked`].
+    pub fn acquire(loc: &IndexLocation, wait: bool, on_wait: &dyn Fn(&str)) -> Result<WriterLock> {
+        loc.ensure_dir()?;
+        let path = loc.dir.join("lock");
+        let mut file = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(&path)
+            .map_err(|e| loc.cache_error(e))?;
+        match file.try_lock() {
+            Ok(()) => {}
+            Err(std::fs::TryLockError::WouldBlock) => {
+                let pid = holder_pid(&mut file);
+                if !wait {
+                    return Err(Error::Locked {
+                        root: loc.root.clone(),
+                        pid,
+                    });
+                }
+                on_wait(&pid);
+                file.lock().map_err(|e| loc.cache_error(e))?;
+            }
+            Err(std::fs::TryLockError::Error(e)) => return Err(loc.cache_error(e)),
+        }
+        file.set_len(0).map_err(|e| loc.cache_error(e))?;
+        let _ = file.seek(SeekFrom::Start(0));
+        let _ = file.write_all(std::process::id().to_string().as_bytes());
+        let _ = file.sync_data();
+        Ok(WriterLock { _file: file })
+    }
+
+    /// True when some process holds the writer lock of `loc` right now.
+    pub fn is_held(loc: &IndexLocation) -> Option<String> {
+        let mut file = File::open(loc.dir.join("lock")).ok()?;
+        match file.try_lock_shared() {
+            Ok(()) => {
+                let _ = file.unlock();
+                None
+            }
+            Err(_) => Some(holder_pid(&mut file)),
+        }
+    }
+}
+
+fn holder_pid(file: &mut File) -> String {
+    let mut s = String::new();
+    let _ = file.read_to_string(&mut s);
+    let s = s.trim();
+    if s.is_empty() {
+        "unknown".to_string()
+    } else {
+        s.to_string()
+    }
+}

@@ -1,0 +1,444 @@
+//! Reading an index: lexical candidates, chunks, symbols and statistics.
+
+use std::collections::BTreeMap;
+
+use lode_core::{Error, Result};
+use rusqlite::{OptionalExtension, params};
+use serde::Serialize;
+
+use crate::location::IndexLocation;
+use crate::store::{Store, sql_err};
+
+/// An index opened for reading. Every read sees one committed state.
+pub struct Index {
+    store: Store,
+    pub location: IndexLocation,
+}
+
+/// A symbol as stored.
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+pub struct SymbolRow {
+    #[serde(skip)]
+    pub id: i64,
+    #[serde(skip)]
+    pub parent: Option<i64>,
+    pub path: String,
+    pub name: String,
+    pub kind: String,
+    pub container: Option<String>,
+    pub start_line: u32,
+    pub end_line: u32,
+    pub signature: String,
+    pub doc: Option<String>,
+}
+
+/// A chunk as stored, with the file it is in and the symbol it belongs to.
+#[derive(Clone, Debug)]
+pub struct ChunkRow {
+    pub id: i64,
+    pub path: String,
+    pub lang: String,
+    pub kind: String,
+    pub start_line: u32,
+    pub end_line: u32,
+    pub start_byte: u32,
+    pub end_byte: u32,
+    pub symbol: Option<SymbolRow>,
+}
+
+/// A file as stored.
+#[derive(Clone, Debug, Serialize)]
+pub struct FileRow {
+    #[serde(skip)]
+    pub id: i64,
+    pub path: String,
+    pub lang: String,
+    pub size: u64,
+    pub lines: u32,
+    pub skip_reason: Option<String>,
+}
+
+/// Counts for one language.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct LanguageCount {
+    pub files: u64,
+    pub chunks: u64,
+    pub symbols: u64,
+}
+
+/// What an index holds.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct IndexStats {
+    pub files: u64,
+    pub chunks: u64,
+    pub symbols: u64,
+    pub calls: u64,
+    pub imports: u64,
+    pub by_language: BTreeMap<String, LanguageCount>,
+    pub skipped: BTreeMap<String, u64>,
+    pub lossy_utf8: u64,
+    pub parse_errors: u64,
+    pub parse_failed: u64,
+    pub generation: u64,
+    pub built_at: u64,
+    pub build_ms: f64,
+    pub fingerprint: String,
+    pub lode_version: String,
+}
+
+/// Lexical field weights: symbol names, path, body.
+#[derive(Clone, Copy, Debug)]
+pub struct FieldWeights {
+    pub name: f64,
+    pub path: f64,
+    pub body: f64,
+}
+
+impl Default for FieldWeights {
+    fn default() -> FieldWeights {
+        FieldWeights {
+            name: 4.0,
+            path: 2.0,
+            body: 1.0,
+        }
+    }
+}
+
+/// Restricts lexical candidates.
+#[derive(Clone, Debug, Default)]
+pub struct Filter {
+    /// Only files under this path (relative to the root, `/`-separated).
+    pub path_prefix: Option<String>,
+    /// Only files of these languages (stable names).
+    pub languages: Vec<String>,
+}
+
+const SYMBOL_COLUMNS: &str = "s.id, s.parent, f.path, s.name, s.kind, s.container, s.start_line, s.end_line, s.signature, s.doc";
+
+fn symbol_row(r: &rusqlite::Row, at: usize) -> rusqlite::Result<SymbolRow> {
+    Ok(SymbolRow {
+        id: r.get(at)?,
+        parent: r.get(at + 1)?,
+        path: r.get(at + 2)?,
+        name: r.get(at + 3)?,
+        kind: r.get(at + 4)?,
+        container: r.get(at + 5)?,
+        start_line: r.get(at + 6)?,
+        end_line: r.get(at + 7)?,
+        signature: r.get(at + 8)?,
+        doc: r.get(at + 9)?,
+    })
+}
+
+impl Index {
+    /// Opens the current index of `loc`; [`Error::NoIndex`] when none was ever built.
+    pub fn open(loc: &IndexLocation) -> Result<Index> {
+        let path = loc
+            .current_db()
+            .ok_or_else(|| Error::NoIndex(loc.root.clone()))?;
+        let store = Store::open(&path, false)?;
+        Ok(Index {
+            store,
+            location: loc.clone(),
+        })
+    }
+
+    pub fn store(&self) -> &Store {
+        &self.store
+    }
+
+    fn err(&self, e: rusqlite::Error) -> Error {
+        sql_err(self.store.path(), e)
+    }
+
+    /// The best chunks for `terms` by BM25 over names, path and body, best first.
+    pub fn lexical(
+        &self,
+        terms: &[String],
+        weights: FieldWeights,
+        filter: &Filter,
+        limit: usize,
+    ) -> Result<Vec<(i64, f64)>> {
+        if terms.is_empty() {
+            return Ok(Vec::new());
+        }
+        let expr = terms
+            .iter()
+            .map(|t| format!("\"{}\"", t.replace('"', "\"\"")))
+            .collect::<Vec<_>>()
+            .join(" OR ");
+        let mut sql = String::from(
+            "SELECT t.rowid, bm25(chunks_fts, ?2, ?3, ?4) AS score FROM chunks_fts t \
+             JOIN chunks c ON c.id = t.rowid JOIN files f ON f.id = c.file_id WHERE chunks_fts MATCH ?1",
+        );
+        let prefix = filter
+            .path_prefix
+            .as_ref()
+            .map(|p| p.trim_end_matches('/').to_string())
+            .filter(|p| !p.is_empty());
+        if prefix.is_some() {
+            sql.push_str(" AND (f.path = ?6 OR substr(f.path, 1, length(?6) + 1) = ?6 || '/')");
+        }
+        if !filter.languages.is_empty() {
+            let list = filter
+                .languages
+                .iter()
+                .map(|l| format!("'{}'", l.replace('\'', "")))
+                .collect::<Vec<_>>()
+                .join(",");
+            sql.push_str(&format!(" AND f.lang IN ({list})"));
+        }
+        sql.push_str(" ORDER BY score, t.rowid LIMIT ?5");
+        let mut stmt = self
+            .store
+            .connection()
+            .prepare_cached(&sql)
+            .map_err(|e| self.err(e))?;
+        let map = |r: &rusqlite::Row| Ok((r.get::<_, i64>(0)?, -r.get::<_, f64>(1)?));
+        let rows = match &prefix {
+            Some(p) => stmt.query_map(
+                params![
+                    expr,
+                    weights.name,
+                    weights.path,
+                    weights.body,
+                    limit as i64,
+                    p
+                ],
+                map,
+            ),
+            None => stmt.query_map(
+                params![expr, weights.name, weights.path, weights.body, limit as i64],
+                map,
+            ),
+        }
+        .map_err(|e| self.err(e))?;
+        rows.collect::<rusqlite::Result<Vec<_>>>()
+            .map_err(|e| self.err(e))
+    }
+
+    /// Chunks by id, in the order given; ids that no longer exist are left out.
+    pub fn chunks(&self, ids: &[i64]) -> Result<Vec<ChunkRow>> {
+        let mut stmt = self
+            .store
+            .connection()
+            .prepare_cached(&format!(
+                "SELECT c.id, f.path, f.lang, c.kind, c.start_line, c.end_line, c.start_byte, c.end_byte, {SYMBOL_COLUMNS} \
+                 FROM chunks c JOIN files f ON f.id = c.file_id LEFT JOIN symbols s ON s.id = c.symbol WHERE c.id = ?1"
+            ))
+            .map_err(|e| self.err(e))?;
+        let mut out = Vec::with_capacity(ids.len());
+        for &id in ids {
+            let row = stmt
+                .query_row([id], |r| {
+                    let symbol = match r.get::<_, Option<i64>>(8)? {
+                        Some(_) => Some(symbol_row(r, 8)?),
+                        None => None,
+                    };
+                    Ok(ChunkRow {
+                        id: r.get(0)?,
+                        path: r.get(1)?,
+                        lang: r.get(2)?,
+                        kind: r.get(3)?,
+                        start_line: r.get(4)?,
+                        end_line: r.get(5)?,
+                        start_byte: r.get(6)?,
+                        end_byte: r.get(7)?,
+                        symbol,
+                    })
+                })
+                .optional()
+                .map_err(|e| self.err(e))?;
+            out.extend(row);
+        }
+        Ok(out)
+    }
+
+    /// A file's row, if the index has it.
+    pub fn file(&self, path: &str) -> Result<Option<FileRow>> {
+        self.store
+            .connection()
+            .prepare_cached(
+                "SELECT id, path, lang, size, lines, skip_reason FROM files WHERE path = ?1",
+            )
+            .and_then(|mut s| {
+                s.query_row([path], |r| {
+                    Ok(FileRow {
+                        id: r.get(0)?,
+                        path: r.get(1)?,
+                        lang: r.get(2)?,
+                        size: r.get::<_, i64>(3)? as u64,
+                        lines: r.get(4)?,
+                        skip_reason: r.get(5)?,
+                    })
+                })
+                .optional()
+            })
+            .map_err(|e| self.err(e))
+    }
+
+    /// The symbols of one file, in source order (outer before inner).
+    pub fn file_symbols(&self, path: &str) -> Result<Vec<SymbolRow>> {
+        let mut stmt = self
+            .store
+            .connection()
+            .prepare_cached(&format!(
+                "SELECT {SYMBOL_COLUMNS} FROM symbols s JOIN files f ON f.id = s.file_id WHERE f.path = ?1 ORDER BY s.id"
+            ))
+            .map_err(|e| self.err(e))?;
+        let rows = stmt
+            .query_map([path], |r| symbol_row(r, 0))
+            .map_err(|e| self.err(e))?;
+        rows.collect::<rusqlite::Result<Vec<_>>>()
+            .map_err(|e| self.err(e))
+    }
+
+    /// Symbols with exactly this name, ordered by path and line.
+    pub fn symbols_named(&self, name: &str) -> Result<Vec<SymbolRow>> {
+        let mut stmt = self
+            .store
+            .connection()
+            .prepare_cached(&format!(
+                "SELECT {SYMBOL_COLUMNS} FROM symbols s JOIN files f ON f.id = s.file_id WHERE s.name = ?1 ORDER BY f.path, s.start_line"
+            ))
+            .map_err(|e| self.err(e))?;
+        let rows = stmt
+            .query_map([name], |r| symbol_row(r, 0))
+            .map_err(|e| self.err(e))?;
+        rows.collect::<rusqlite::Result<Vec<_>>>()
+            .map_err(|e| self.err(e))
+    }
+
+    /// Paths of the indexed files under the filter, sorted.
+    pub fn indexed_paths(&self, filter: &Filter) -> Result<Vec<String>> {
+        let mut stmt = self
+            .store
+            .connection()
+            .prepare_cached("SELECT path, lang FROM files WHERE skip_reason IS NULL ORDER BY path")
+            .map_err(|e| self.err(e))?;
+        let rows = stmt
+            .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))
+            .map_err(|e| self.err(e))?;
+        let prefix = filter
+            .path_prefix
+            .as_deref()
+            .map(|p| p.trim_end_matches('/'))
+            .filter(|p| !p.is_empty());
+        let mut out = Vec::new();
+        for row in rows {
+            let (path, lang) = row.map_err(|e| self.err(e))?;
+            let under = prefix.is_none_or(|p| {
+                path == p
+                    || path
+                        .strip_prefix(p)
+                        .is_some_and(|rest| rest.starts_with('/'))
+            });
+            let lang_ok = filter.languages.is_empty() || filter.languages.contains(&lang);
+            if under && lang_ok {
+                out.push(path);
+            }
+        }
+        Ok(out)
+    }
+
+    pub fn stats(&self) -> Result<IndexStats> {
+        stats(&self.store)
+    }
+
+    /// Size on disk of the database and its log, in bytes.
+    pub fn disk_bytes(&self) -> u64 {
+        let p = self.store.path();
+        [
+            p.to_path_buf(),
+            p.with_extension("db-wal"),
+            p.with_extension("db-shm"),
+        ]
+        .iter()
+        .filter_map(|f| std::fs::metadata(f).ok())
+        .map(|m| m.len())
+        .sum()
+    }
+}
+
+pub(crate) fn stats(store: &Store) -> Result<IndexStats> {
+    let conn = store.connection();
+    let err = |e| sql_err(store.path(), e);
+    let count = |sql: &str| {
+        conn.query_row(sql, [], |r| r.get::<_, i64>(0))
+            .map(|n| n as u64)
+            .map_err(err)
+    };
+    let mut s = IndexStats {
+        files: count("SELECT COUNT(*) FROM files WHERE skip_reason IS NULL")?,
+        chunks: count("SELECT COUNT(*) FROM chunks")?,
+        symbols: count("SELECT COUNT(*) FROM symbols")?,
+        calls: count("SELECT COUNT(*) FROM calls")?,
+        imports: count("SELECT COUNT(*) FROM imports")?,
+        lossy_utf8: count("SELECT COUNT(*) FROM files WHERE lossy = 1")?,
+        parse_errors: count("SELECT COUNT(*) FROM files WHERE parse_errors = 1")?,
+        parse_failed: count("SELECT COUNT(*) FROM files WHERE parse_failed = 1")?,
+        ..IndexStats::default()
+    };
+    let mut stmt = conn
+        .prepare(
+            "SELECT f.lang, COUNT(*), \
+             (SELECT COUNT(*) FROM chunks c JOIN files g ON g.id = c.file_id WHERE g.lang = f.lang), \
+             (SELECT COUNT(*) FROM symbols y JOIN files h ON h.id = y.file_id WHERE h.lang = f.lang) \
+             FROM files f WHERE f.skip_reason IS NULL GROUP BY f.lang",
+        )
+        .map_err(err)?;
+    let rows = stmt
+        .query_map([], |r| {
+            Ok((
+                r.get::<_, String>(0)?,
+                LanguageCount {
+                    files: r.get::<_, i64>(1)? as u64,
+                    chunks: r.get::<_, i64>(2)? as u64,
+                    symbols: r.get::<_, i64>(3)? as u64,
+                },
+            ))
+        })
+        .map_err(err)?;
+    for row in rows {
+        let (lang, c) = row.map_err(err)?;
+        s.by_language.insert(lang, c);
+    }
+    let mut stmt = conn.prepare("SELECT skip_reason, COUNT(*) FROM files WHERE skip_reason IS NOT NULL GROUP BY skip_reason").map_err(err)?;
+    let rows = stmt
+        .query_map([], |r| {
+            Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)? as u64))
+        })
+        .map_err(err)?;
+    for row in rows {
+        let (reason, n) = row.map_err(err)?;
+        *s.skipped.entry(reason).or_default() += n;
+    }
+    if let Some(json) = store.meta("walk_skipped")? {
+        let walk: BTreeMap<String, u64> = serde_json::from_str(&json).unwrap_or_default();
+        for (reason, n) in walk {
+            *s.skipped.entry(reason).or_default() += n;
+        }
+    }
+    if let Some(n) = store
+        .meta("unreadable")?
+        .and_then(|v| v.parse::<u64>().ok())
+        .filter(|&n| n > 0)
+    {
+        *s.skipped.entry("unreadable".into()).or_default() += n;
+    }
+    s.generation = store
+        .meta("generation")?
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0);
+    s.built_at = store
+        .meta("built_at")?
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0);
+    s.build_ms = store
+        .meta("build_ms")?
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0.0);
+    s.fingerprint = store.meta("fingerprint")?.unwrap_or_default();
+    s.lode_version = store.meta("lode_version")?.unwrap_or_default();
+    Ok(s)
+}

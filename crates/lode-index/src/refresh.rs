@@ -1,0 +1,135 @@
+//! Freshness: every query sees the tree as it is now.
+
+use lode_core::{Config, Error, Result};
+use serde::Serialize;
+
+use crate::build::{BuildOptions, BuildReport, build_with_walk, fingerprint, stat_diff};
+use crate::location::{IndexLocation, WriterLock};
+use crate::reader::Index;
+use crate::walk::walk;
+
+/// How a query's refresh went.
+#[derive(Debug)]
+pub enum Freshness {
+    /// Nothing changed since the last build (or the caller opted out of checking).
+    Fresh,
+    /// Changed files were re-indexed first.
+    Refreshed(BuildReport),
+    /// Files changed, but another process holds the writer lock: the answer
+    /// comes from the last committed index.
+    Stale { changed: usize, reason: String },
+}
+
+/// What a refresh may do.
+pub struct RefreshOptions<'a> {
+    pub config: &'a Config,
+    /// Skip the stat pass and answer from the index as it is.
+    pub no_refresh: bool,
+    pub progress: Option<&'a (dyn Fn(usize, usize) + Sync)>,
+    pub note: &'a dyn Fn(&str),
+}
+
+impl<'a> RefreshOptions<'a> {
+    pub fn new(config: &'a Config) -> RefreshOptions<'a> {
+        RefreshOptions {
+            config,
+            no_refresh: false,
+            progress: None,
+            note: &|_| {},
+        }
+    }
+}
+
+/// Opens the index of `loc`, first bringing it up to date unless `no_refresh`.
+///
+/// A repository never indexed is indexed now (waiting for another writer if
+/// there is one); an index that is merely out of date is updated, or, when
+/// another process is writing it, answered from as it is with [`Freshness::Stale`].
+pub fn refresh(loc: &IndexLocation, opts: &RefreshOptions) -> Result<(Index, Freshness)> {
+    if opts.no_refresh {
+        return Ok((Index::open(loc)?, Freshness::Fresh));
+    }
+    let build_opts = |wait| BuildOptions {
+        config: opts.config,
+        wait_for_lock: wait,
+        progress: opts.progress,
+        note: opts.note,
+    };
+    let index = match Index::open(loc) {
+        Ok(index) => index,
+        Err(Error::NoIndex(_)) | Err(Error::IndexCorrupt { .. }) => {
+            let report = build_with_walk(loc, &build_opts(true), None)?;
+            return Ok((Index::open(loc)?, Freshness::Refreshed(report)));
+        }
+        Err(e) => return Err(e),
+    };
+    let fp_matches =
+        index.store().meta("fingerprint")?.as_deref() == Some(fingerprint(opts.config).as_str());
+    let walked = walk(&loc.root, &opts.config.files)?;
+    let changed = if fp_matches {
+        let manifest = index.store().manifest()?;
+        let diff = stat_diff(&walked, &manifest);
+        if diff.is_empty() {
+            return Ok((index, Freshness::Fresh));
+        }
+        diff.changed.len() + diff.deleted.len()
+    } else {
+        usize::MAX
+    };
+    drop(index);
+    match build_with_walk(loc, &build_opts(!fp_matches), Some(walked)) {
+        Ok(report) => Ok((Index::open(loc)?, Freshness::Refreshed(report))),
+        Err(Error::Locked { pid, .. }) => Ok((
+            Index::open(loc)?,
+            Freshness::Stale {
+                changed,
+                reason: format!(
+                    "lode process {pid} is indexing; answering from the last complete index"
+                ),
+            },
+        )),
+        Err(e) => Err(e),
+    }
+}
+
+/// The state of an index, for `lode status`.
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase", tag = "state")]
+pub enum IndexState {
+    Absent,
+    Building { pid: String },
+    Ready,
+    Stale { changed_files: usize },
+}
+
+/// Looks at an index without changing it.
+pub fn state(loc: &IndexLocation, config: &Config) -> Result<(IndexState, Option<Index>)> {
+    let building = WriterLock::is_held(loc);
+    let index = match Index::open(loc) {
+        Ok(i) => i,
+        Err(Error::NoIndex(_)) => {
+            return Ok((
+                building.map_or(IndexState::Absent, |pid| IndexState::Building { pid }),
+                None,
+            ));
+        }
+        Err(e) => return Err(e),
+    };
+    if let Some(pid) = building {
+        return Ok((IndexState::Building { pid }, Some(index)));
+    }
+    if index.store().meta("fingerprint")?.as_deref() != Some(fingerprint(config).as_str()) {
+        let n = index.stats()?.files as usize;
+        return Ok((IndexState::Stale { changed_files: n }, Some(index)));
+    }
+    let walked = walk(&loc.root, &config.files)?;
+    let diff = stat_diff(&walked, &index.store().manifest()?);
+    let state = if diff.is_empty() {
+        IndexState::Ready
+    } else {
+        IndexState::Stale {
+            changed_files: diff.changed.len() + diff.deleted.len(),
+        }
+    };
+    Ok((state, Some(index)))
+}

@@ -1,0 +1,247 @@
+//! The SQLite database behind an index: schema, metadata, and row access.
+//!
+//! One database file holds everything of one generation lineage: files,
+//! symbols, chunks, call sites, imports, and an FTS5 table over the chunks'
+//! code-aware tokens. It runs in WAL mode, so readers see the last committed
+//! state while a writer works, and a killed writer leaves nothing half-done.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use lode_core::{Error, Result};
+use rusqlite::{Connection, OpenFlags, OptionalExtension, params};
+
+/// Bump when the schema changes; an index of another version is rebuilt.
+pub const SCHEMA_VERSION: u32 = 1;
+
+const SCHEMA: &str = r#"
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE files (
+    id INTEGER PRIMARY KEY,
+    path TEXT NOT NULL UNIQUE,
+    lang TEXT NOT NULL,
+    size INTEGER NOT NULL,
+    mtime_ns INTEGER NOT NULL,
+    hash BLOB NOT NULL,
+    lines INTEGER NOT NULL,
+    lossy INTEGER NOT NULL,
+    parse_errors INTEGER NOT NULL,
+    parse_failed INTEGER NOT NULL,
+    skip_reason TEXT
+);
+CREATE TABLE symbols (
+    id INTEGER PRIMARY KEY,
+    file_id INTEGER NOT NULL,
+    parent INTEGER,
+    name TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    container TEXT,
+    start_line INTEGER NOT NULL,
+    end_line INTEGER NOT NULL,
+    start_byte INTEGER NOT NULL,
+    end_byte INTEGER NOT NULL,
+    signature TEXT NOT NULL,
+    doc TEXT
+);
+CREATE INDEX symbols_file ON symbols(file_id);
+CREATE INDEX symbols_name ON symbols(name);
+CREATE TABLE calls (
+    file_id INTEGER NOT NULL,
+    caller INTEGER,
+    callee TEXT NOT NULL,
+    receiver TEXT,
+    start_line INTEGER NOT NULL,
+    end_line INTEGER NOT NULL
+);
+CREATE INDEX calls_file ON calls(file_id);
+CREATE INDEX calls_callee ON calls(callee);
+CREATE TABLE imports (
+    file_id INTEGER NOT NULL,
+    source TEXT NOT NULL,
+    names TEXT NOT NULL,
+    start_line INTEGER NOT NULL
+);
+CREATE INDEX imports_file ON imports(file_id);
+CREATE TABLE chunks (
+    id INTEGER PRIMARY KEY,
+    file_id INTEGER NOT NULL,
+    kind TEXT NOT NULL,
+    symbol INTEGER,
+    start_line INTEGER NOT NULL,
+    end_line INTEGER NOT NULL,
+    start_byte INTEGER NOT NULL,
+    end_byte INTEGER NOT NULL
+);
+CREATE INDEX chunks_file ON chunks(file_id);
+CREATE VIRTUAL TABLE chunks_fts USING fts5(
+    name, path, body,
+    content='', contentless_delete=1,
+    tokenize="unicode61 remove_diacritics 0 tokenchars '_'"
+);
+"#;
+
+/// A file as the index last saw it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ManifestEntry {
+    pub id: i64,
+    pub size: u64,
+    pub mtime_ns: i64,
+    pub hash: [u8; 32],
+}
+
+/// An open index database.
+pub struct Store {
+    pub(crate) conn: Connection,
+    path: PathBuf,
+}
+
+impl Store {
+    /// Creates a new, empty database at `path` (which must not exist).
+    pub fn create(path: &Path) -> Result<Store> {
+        let conn = Connection::open(path).map_err(|e| sql_err(path, e))?;
+        let store = Store {
+            conn,
+            path: path.to_path_buf(),
+        };
+        store.pragmas()?;
+        store
+            .conn
+            .execute_batch(SCHEMA)
+            .map_err(|e| sql_err(path, e))?;
+        store.set_meta("schema_version", &SCHEMA_VERSION.to_string())?;
+        Ok(store)
+    }
+
+    /// Opens an existing database; `write` for a writer.
+    pub fn open(path: &Path, write: bool) -> Result<Store> {
+        let flags = if write {
+            OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX
+        } else {
+            // Readers open read-write too: WAL readers need the shared-memory file.
+            OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX
+        };
+        let conn = Connection::open_with_flags(path, flags).map_err(|e| sql_err(path, e))?;
+        let store = Store {
+            conn,
+            path: path.to_path_buf(),
+        };
+        store.pragmas()?;
+        let version = store.meta("schema_version")?;
+        if version.as_deref() != Some(&SCHEMA_VERSION.to_string()) {
+            return Err(Error::IndexCorrupt {
+                path: path.to_path_buf(),
+                reason: format!(
+                    "schema version {} (this lode uses {SCHEMA_VERSION})",
+                    version.unwrap_or_else(|| "none".into())
+                ),
+            });
+        }
+        Ok(store)
+    }
+
+    fn pragmas(&self) -> Result<()> {
+        self.conn
+            .execute_batch(
+                "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA busy_timeout=5000; \
+                 PRAGMA temp_store=MEMORY; PRAGMA cache_size=-32000;",
+            )
+            .map_err(|e| sql_err(&self.path, e))
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    pub fn connection(&self) -> &Connection {
+        &self.conn
+    }
+
+    pub fn meta(&self, key: &str) -> Result<Option<String>> {
+        self.conn
+            .query_row("SELECT value FROM meta WHERE key = ?1", [key], |r| r.get(0))
+            .optional()
+            .map_err(|e| sql_err(&self.path, e))
+    }
+
+    pub fn set_meta(&self, key: &str, value: &str) -> Result<()> {
+        self.conn
+            .execute(
+                "INSERT OR REPLACE INTO meta(key, value) VALUES (?1, ?2)",
+                params![key, value],
+            )
+            .map(|_| ())
+            .map_err(|e| sql_err(&self.path, e))
+    }
+
+    /// Every indexed file by path.
+    pub fn manifest(&self) -> Result<HashMap<String, ManifestEntry>> {
+        let mut stmt = self
+            .conn
+            .prepare_cached("SELECT id, path, size, mtime_ns, hash FROM files")
+            .map_err(|e| sql_err(&self.path, e))?;
+        let rows = stmt
+            .query_map([], |r| {
+                let hash: Vec<u8> = r.get(4)?;
+                let mut h = [0u8; 32];
+                if hash.len() == 32 {
+                    h.copy_from_slice(&hash);
+                }
+                Ok((
+                    r.get::<_, String>(1)?,
+                    ManifestEntry {
+                        id: r.get(0)?,
+                        size: r.get::<_, i64>(2)? as u64,
+                        mtime_ns: r.get(3)?,
+                        hash: h,
+                    },
+                ))
+            })
+            .map_err(|e| sql_err(&self.path, e))?;
+        rows.collect::<rusqlite::Result<HashMap<_, _>>>()
+            .map_err(|e| sql_err(&self.path, e))
+    }
+
+    /// Runs `f` inside one write transaction, committed only if `f` succeeds.
+    pub fn write<T>(
+        &mut self,
+        f: impl FnOnce(&rusqlite::Transaction) -> rusqlite::Result<T>,
+    ) -> Result<T> {
+        let path = self.path.clone();
+        let tx = self.conn.transaction().map_err(|e| sql_err(&path, e))?;
+        let out = f(&tx).map_err(|e| sql_err(&path, e))?;
+        tx.commit().map_err(|e| sql_err(&path, e))?;
+        Ok(out)
+    }
+
+    /// Folds the write-ahead log into the database file.
+    pub fn checkpoint(&self) {
+        let _ = self.conn.execute_batch("PRAGMA wal_checkpoint(TRUNCATE);");
+    }
+}
+
+/// Maps an SQLite failure to a lode error: a full or read-only disk is a
+/// cache problem, anything else means the index cannot be trusted.
+pub(crate) fn sql_err(path: &Path, e: rusqlite::Error) -> Error {
+    use rusqlite::ErrorCode as C;
+    if let rusqlite::Error::SqliteFailure(f, _) = &e {
+        match f.code {
+            C::DiskFull | C::ReadOnly | C::CannotOpen | C::PermissionDenied => {
+                return Error::CacheUnwritable {
+                    path: path.to_path_buf(),
+                    reason: e.to_string(),
+                };
+            }
+            C::DatabaseBusy | C::DatabaseLocked => {
+                return Error::Locked {
+                    root: path.to_path_buf(),
+                    pid: "unknown".into(),
+                };
+            }
+            _ => {}
+        }
+    }
+    Error::IndexCorrupt {
+        path: path.to_path_buf(),
+        reason: e.to_string(),
+    }
+}

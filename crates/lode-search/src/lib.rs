@@ -1,0 +1,39 @@
+//! Query engines over a lode [`Index`](lode_index::Index), and the renderers
+//! of their answers.
+//!
+//! - [`search()`] ranks chunks for a query: BM25 candidates over names, path
+//!   and body, then a code-aware rerank (a chunk that defines a queried
+//!   identifier first, test and example code lower, one file not flooding the
+//!   top). Returns [`SearchResults`].
+//! - [`grep()`] runs a regex over the indexed files and groups the matching
+//!   lines under their enclosing symbol: [`GrepResults`].
+//! - [`outline()`] returns a file's symbols as a tree: [`Outline`].
+//! - [`render`] turns each answer into compact text or versioned JSON.
+//!
+//! Every hit carries `path:start-end` with the path relative to the root.
+//!
+//! ```no_run
+//! use lode_core::Config;
+//! use lode_index::{IndexLocation, RefreshOptions, refresh};
+//! use lode_search::{SearchOptions, search};
+//! let loc = IndexLocation::resolve(std::path::Path::new("."), None)?;
+//! let (index, _) = refresh(&loc, &RefreshOptions::new(&Config::default()))?;
+//! let results = search(&index, "where are retries configured", &SearchOptions::default())?;
+//! for hit in &results.hits {
+//!     println!("{}:{}-{}", hit.path, hit.start_line, hit.end_line);
+//! }
+//! # Ok::<(), lode_core::Error>(())
+//! ```
+
+mod grep;
+mod outline;
+pub mod render;
+mod search;
+mod source;
+
+pub use grep::{GrepGroup, GrepLine, GrepOptions, GrepResults, grep};
+pub use outline::{Outline, OutlineNode, outline};
+pub use search::{SearchHit, SearchOptions, SearchResults, search};
+
+/// Version of the JSON output schema (`docs/json.md`).
+pub const JSON_SCHEMA_VERSION: u32 = 1;

@@ -1,0 +1,116 @@
+//! Compact text for people and agents, JSON for programs.
+//!
+//! Text puts one line per hit (`path:start-end  kind name  score`) with an
+//! indented snippet; JSON wraps each answer in an envelope with the schema
+//! version and the command (`docs/json.md`).
+
+use std::fmt::Write;
+
+use serde::Serialize;
+
+use crate::{GrepResults, Outline, OutlineNode, SearchResults};
+
+/// `method Config.load` from a kind, a name and a container like `class Config`.
+pub fn symbol_label(kind: &str, name: &str, container: Option<&str>) -> String {
+    match container.and_then(|c| c.rsplit(' ').next()) {
+        Some(owner) => format!("{kind} {owner}.{name}"),
+        None => format!("{kind} {name}"),
+    }
+}
+
+pub fn search_text(r: &SearchResults) -> String {
+    let mut out = String::new();
+    for h in &r.hits {
+        let label = match &h.symbol {
+            Some(name) => symbol_label(&h.kind, name, h.container.as_deref()),
+            None => h.kind.clone(),
+        };
+        let _ = writeln!(
+            out,
+            "{}:{}-{}  {}  {:.2}",
+            h.path, h.start_line, h.end_line, label, h.score
+        );
+        for line in h.snippet.lines() {
+            let _ = writeln!(out, "    {line}");
+        }
+    }
+    out
+}
+
+pub fn grep_text(r: &GrepResults) -> String {
+    let mut out = String::new();
+    for g in &r.groups {
+        let label = match &g.symbol {
+            Some(name) => symbol_label(
+                g.kind.as_deref().unwrap_or("symbol"),
+                name,
+                g.container.as_deref(),
+            ),
+            None => "(top level)".to_string(),
+        };
+        let _ = writeln!(
+            out,
+            "{label}  {}:{}-{}  ({})",
+            g.path, g.start_line, g.end_line, g.hits
+        );
+        for l in &g.lines {
+            let _ = writeln!(out, "  L{}: {}", l.line, l.text);
+        }
+    }
+    if r.omitted_lines > 0 {
+        let _ = writeln!(
+            out,
+            "…[{} more lines — narrow the pattern or use --path]",
+            r.omitted_lines
+        );
+    }
+    out
+}
+
+pub fn outline_text(o: &Outline) -> String {
+    fn node(out: &mut String, n: &OutlineNode, depth: usize) {
+        let sig = if n.signature.is_empty() {
+            &n.name
+        } else {
+            &n.signature
+        };
+        let _ = writeln!(
+            out,
+            "{}L{}-{}  {}  {}",
+            "  ".repeat(depth + 1),
+            n.start_line,
+            n.end_line,
+            n.kind,
+            sig
+        );
+        for c in &n.children {
+            node(out, c, depth + 1);
+        }
+    }
+    let mut out = format!("{}  {}  {} lines\n", o.path, o.language, o.lines);
+    for n in &o.symbols {
+        node(&mut out, n, 0);
+    }
+    out
+}
+
+/// The JSON envelope of every answer.
+#[derive(Serialize)]
+pub struct Envelope<'a, T: Serialize> {
+    pub schema_version: u32,
+    pub command: &'a str,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
+    #[serde(flatten)]
+    pub body: &'a T,
+}
+
+pub fn json<T: Serialize>(command: &str, body: &T, notes: Vec<String>) -> String {
+    let env = Envelope {
+        schema_version: crate::JSON_SCHEMA_VERSION,
+        command,
+        notes,
+        body,
+    };
+    serde_json::to_string(&env).unwrap_or_else(|e| format!("{{\"error\":\"{e}\"}}"))
+}

@@ -1,0 +1,256 @@
+//! Ranked search over chunks.
+
+use std::collections::HashMap;
+
+use lode_core::Result;
+use lode_index::{ChunkRow, FieldWeights, Filter, Index, tokens};
+use serde::Serialize;
+
+use crate::source::{clip, read_lines};
+
+/// How a search runs.
+#[derive(Clone, Debug)]
+pub struct SearchOptions {
+    pub top_k: usize,
+    pub filter: Filter,
+    /// Lines of each hit shown as its snippet.
+    pub snippet_lines: usize,
+}
+
+impl Default for SearchOptions {
+    fn default() -> SearchOptions {
+        SearchOptions {
+            top_k: 10,
+            filter: Filter::default(),
+            snippet_lines: 4,
+        }
+    }
+}
+
+/// One ranked chunk.
+#[derive(Clone, Debug, Serialize)]
+pub struct SearchHit {
+    pub path: String,
+    pub start_line: u32,
+    pub end_line: u32,
+    pub score: f64,
+    /// The symbol the chunk belongs to, if any.
+    pub symbol: Option<String>,
+    /// The symbol's kind (`function`, `class`, …), or the chunk's kind when it has no symbol.
+    pub kind: String,
+    pub container: Option<String>,
+    pub language: String,
+    /// The first lines of the chunk, as in the file.
+    pub snippet: String,
+}
+
+/// The answer to a search.
+#[derive(Clone, Debug, Serialize)]
+pub struct SearchResults {
+    pub query: String,
+    pub hits: Vec<SearchHit>,
+    /// Candidates considered before the cut to `top_k`.
+    pub candidates: usize,
+}
+
+/// Candidates fetched per requested hit: reranking needs a deeper pool.
+const POOL_FACTOR: usize = 10;
+const MIN_POOL: usize = 100;
+
+pub fn search(index: &Index, query: &str, opts: &SearchOptions) -> Result<SearchResults> {
+    let terms = tokens::query_terms(query);
+    let pool = (opts.top_k * POOL_FACTOR).max(MIN_POOL);
+    let candidates = index.lexical(&terms, FieldWeights::default(), &opts.filter, pool)?;
+    let ids: Vec<i64> = candidates.iter().map(|(id, _)| *id).collect();
+    let scores: HashMap<i64, f64> = candidates.iter().copied().collect();
+    let chunks = index.chunks(&ids)?;
+    let q = QueryShape::new(query);
+
+    let mut scored: Vec<(f64, ChunkRow)> = chunks
+        .into_iter()
+        .map(|c| {
+            let base = scores.get(&c.id).copied().unwrap_or(0.0);
+            (base * q.boost(&c), c)
+        })
+        .collect();
+    sort(&mut scored);
+    // After a file's first hit, each further hit from it counts half as much.
+    let mut seen: HashMap<String, i32> = HashMap::new();
+    for (score, c) in &mut scored {
+        let n = seen.entry(c.path.clone()).or_default();
+        *score *= 0.5f64.powi(*n);
+        *n += 1;
+    }
+    sort(&mut scored);
+
+    let total = scored.len();
+    let hits = scored
+        .into_iter()
+        .take(opts.top_k)
+        .map(|(score, c)| to_hit(index, c, score, opts.snippet_lines))
+        .collect();
+    Ok(SearchResults {
+        query: query.to_string(),
+        hits,
+        candidates: total,
+    })
+}
+
+fn sort(scored: &mut [(f64, ChunkRow)]) {
+    scored.sort_by(|a, b| {
+        b.0.total_cmp(&a.0)
+            .then_with(|| a.1.path.cmp(&b.1.path))
+            .then(a.1.start_line.cmp(&b.1.start_line))
+    });
+}
+
+fn to_hit(index: &Index, c: ChunkRow, score: f64, snippet_lines: usize) -> SearchHit {
+    let end = c
+        .end_line
+        .min(c.start_line + snippet_lines.saturating_sub(1) as u32);
+    let snippet = if snippet_lines == 0 {
+        String::new()
+    } else {
+        read_lines(&index.location.root, &c.path, c.start_line, end)
+            .into_iter()
+            .map(|(_, l)| clip(&l, 200))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    let (symbol, kind, container) = match c.symbol {
+        Some(s) => (Some(s.name), s.kind, s.container),
+        None => (None, c.kind, None),
+    };
+    SearchHit {
+        path: c.path,
+        start_line: c.start_line,
+        end_line: c.end_line,
+        score: (score * 10_000.0).round() / 10_000.0,
+        symbol,
+        kind,
+        container,
+        language: c.lang,
+        snippet,
+    }
+}
+
+/// What the query asks for, as far as reranking cares.
+struct QueryShape {
+    /// The query's words normalized for identifier comparison (`parse_config` → `parseconfig`).
+    identifiers: Vec<String>,
+    /// All words joined: `parse config` also names `parseConfig`.
+    joined: String,
+    wants_tests: bool,
+    wants_examples: bool,
+}
+
+fn normalize(word: &str) -> String {
+    word.chars()
+        .filter(|c| c.is_alphanumeric())
+        .flat_map(char::to_lowercase)
+        .collect()
+}
+
+impl QueryShape {
+    fn new(query: &str) -> QueryShape {
+        let words: Vec<&str> = query
+            .split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '-' || c == ':' || c == '.'))
+            .filter(|w| !w.is_empty())
+            .collect();
+        let mut identifiers: Vec<String> = Vec::new();
+        for w in &words {
+            // `Config::load` and `cfg.get` name their last segment.
+            let last = w.rsplit([':', '.']).find(|s| !s.is_empty()).unwrap_or(w);
+            identifiers.push(normalize(last));
+        }
+        let lower = query.to_lowercase();
+        QueryShape {
+            joined: normalize(&words.join("")),
+            identifiers,
+            wants_tests: lower.contains("test") || lower.contains("spec"),
+            wants_examples: lower.contains("example")
+                || lower.contains("demo")
+                || lower.contains("sample"),
+        }
+    }
+
+    fn boost(&self, c: &ChunkRow) -> f64 {
+        let mut b = 1.0;
+        if let Some(s) = &c.symbol {
+            let name = normalize(&s.name);
+            if !name.is_empty() && (self.identifiers.contains(&name) || name == self.joined) {
+                b *= 2.0;
+            }
+        }
+        let path = c.path.to_ascii_lowercase();
+        if !self.wants_tests && is_test_path(&c.path) {
+            b *= 0.5;
+        }
+        if !self.wants_examples && is_example_path(&path) {
+            b *= 0.6;
+        }
+        if path.ends_with(".d.ts") {
+            b *= 0.7;
+        }
+        b
+    }
+}
+
+pub(crate) fn is_test_path(path: &str) -> bool {
+    let lower = path.to_ascii_lowercase();
+    let file = path.rsplit('/').next().unwrap_or(path);
+    let stem = file.split('.').next().unwrap_or(file);
+    let lstem = stem.to_ascii_lowercase();
+    let lfile = file.to_ascii_lowercase();
+    lower.split('/').any(|seg| {
+        matches!(
+            seg,
+            "test" | "tests" | "__tests__" | "spec" | "specs" | "testing" | "testdata"
+        )
+    }) || lstem.starts_with("test_")
+        || ["_test", "_tests", "_spec"]
+            .iter()
+            .any(|s| lstem.ends_with(s))
+        || ["Test", "Tests", "Spec"].iter().any(|s| stem.ends_with(s))
+        || lfile.contains(".test.")
+        || lfile.contains(".spec.")
+}
+
+fn is_example_path(path: &str) -> bool {
+    path.split('/').any(|seg| {
+        matches!(
+            seg,
+            "example" | "examples" | "demo" | "demos" | "sample" | "samples"
+        )
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn recognises_test_paths() {
+        for p in [
+            "tests/a.py",
+            "src/foo_test.go",
+            "pkg/test_x.py",
+            "a/b.test.ts",
+            "src/FooTest.java",
+            "spec/x_spec.rb",
+        ] {
+            assert!(is_test_path(p), "{p}");
+        }
+        for p in ["src/contest.py", "src/attestation.rs", "lib/latest.js"] {
+            assert!(!is_test_path(p), "{p}");
+        }
+    }
+
+    #[test]
+    fn query_shape_names_identifiers() {
+        let q = QueryShape::new("where is Config::load_file called");
+        assert!(q.identifiers.contains(&"loadfile".to_string()));
+        assert!(!q.wants_tests);
+        assert_eq!(QueryShape::new("parse config").joined, "parseconfig");
+    }
+}
