@@ -181,6 +181,8 @@ fn search(ctx: Context, query: &str, opts: SearchOptions) -> Result<u8> {
 }
 
 fn grep(ctx: Context, regex: &str, opts: GrepOptions) -> Result<u8> {
+    // Bad input fails before any indexing work.
+    lode_search::validate_regex(regex)?;
     let index = ctx.open_fresh()?;
     let results = lode_search::grep(&index, regex, &opts)?;
     emit(&ctx, "grep", &results, || render::grep_text(&results));

@@ -90,31 +90,35 @@ impl Context {
         Ok(index)
     }
 
-    /// A user path (relative to the current directory) as a path relative to the root.
+    /// A user path as a path relative to the root: relative paths are taken
+    /// from the current directory when it is inside the root, else from the root.
     pub fn relative_to_root(&self, p: &Path) -> Result<String> {
+        let root = &self.location.root;
+        let cwd = std::env::current_dir()
+            .ok()
+            .and_then(|d| d.canonicalize().ok());
         let abs = if p.is_absolute() {
             p.to_path_buf()
         } else {
-            std::env::current_dir()
-                .map_err(|e| Error::io(".", e))?
-                .join(p)
+            match cwd {
+                Some(cwd) if cwd.starts_with(root) => cwd.join(p),
+                _ => root.join(p),
+            }
         };
-        let abs = match abs.canonicalize() {
-            Ok(c) => c,
-            // Not on disk: take it as relative to the root.
-            Err(_) if !p.is_absolute() => self.location.root.join(p),
-            Err(_) => return Err(Error::NoSuchPath(p.to_path_buf())),
-        };
-        let rel = abs.strip_prefix(&self.location.root).map_err(|_| {
+        let abs = abs.canonicalize().unwrap_or(abs);
+        let rel = abs.strip_prefix(root).map_err(|_| {
             Error::BadQuery(format!(
                 "{} is outside the repository {}",
                 p.display(),
-                self.location.root.display()
+                root.display()
             ))
         })?;
-        Ok(rel
-            .to_string_lossy()
-            .replace(std::path::MAIN_SEPARATOR, "/"))
+        let rel: Vec<String> = rel
+            .components()
+            .filter(|c| !matches!(c, std::path::Component::CurDir))
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .collect();
+        Ok(rel.join("/"))
     }
 }
 

@@ -190,6 +190,7 @@ pub fn walk(root: &Path, policy: &FilePolicy) -> Result<WalkReport> {
 
     let hidden = policy.hidden;
     let vendored = policy.vendored;
+    let root_in_filter = root_canon.clone();
     // Entries filtered before descent are counted here, as the walker cannot say why.
     let pruned = std::sync::Arc::new(std::sync::Mutex::new(Vec::<SkipReason>::new()));
     let pruned_in_filter = pruned.clone();
@@ -201,7 +202,14 @@ pub fn walk(root: &Path, policy: &FilePolicy) -> Result<WalkReport> {
         if name == ".git" {
             return false;
         }
-        let reason = if !hidden && name.starts_with('.') {
+        let outside = entry.path_is_symlink()
+            && entry
+                .path()
+                .canonicalize()
+                .map_or(true, |target| !target.starts_with(&root_in_filter));
+        let reason = if outside {
+            Some(SkipReason::SymlinkOutsideRoot)
+        } else if !hidden && name.starts_with('.') {
             Some(SkipReason::Hidden)
         } else if !vendored
             && entry.file_type().is_some_and(|t| t.is_dir())

@@ -11,7 +11,7 @@ pub const TARGET_BYTES: u32 = 1500;
 /// …and never exceed this many.
 pub const HARD_CAP_BYTES: u32 = 4000;
 /// Symbols smaller than this may share a chunk with their small neighbours.
-const MERGE_BELOW_BYTES: u32 = 300;
+const MERGE_BELOW_BYTES: u32 = 200;
 
 /// Where a symbol's chunk starts when comments or attributes lead it.
 #[derive(Clone, Copy, Debug)]
@@ -78,6 +78,33 @@ pub fn chunk_lines(source: &str, lines: &LineIndex, kind: ChunkKind) -> Vec<Chun
         c.windows(0, lines.line_count() - 1, kind, None);
     }
     c.out
+}
+
+/// Chunks given regions of 0-based lines `(first, last, kind, symbol)`,
+/// each on its own: trimmed, and split into windows when large.
+pub fn chunk_regions(
+    source: &str,
+    lines: &LineIndex,
+    regions: &[(u32, u32, ChunkKind, Option<u32>)],
+    symbols: &[Symbol],
+) -> Vec<Chunk> {
+    let mut c = Chunker {
+        source,
+        lines,
+        out: Vec::new(),
+    };
+    for &(first, last, kind, symbol) in regions {
+        if let Some((a, b)) = c.trim(first, last) {
+            if c.bytes(a, b) > TARGET_BYTES {
+                c.windows(a, b, kind, symbol);
+            } else {
+                c.push(a, b, kind, symbol);
+            }
+        }
+    }
+    let mut chunks = c.out;
+    assign_defines(&mut chunks, symbols);
+    chunks
 }
 
 fn build_tree(lines: &LineIndex, symbols: &[Symbol], ranges: &[SymbolRange]) -> Vec<Node> {
@@ -256,10 +283,23 @@ impl Chunker<'_> {
                 Piece::Gap(..) => None,
             })
             .collect();
+        // A chunk of several small symbols is labelled by the largest.
+        let largest = buffer
+            .iter()
+            .filter_map(|p| match p {
+                Piece::Sym(n) => Some((
+                    self.bytes(n.first, n.last),
+                    std::cmp::Reverse(n.first),
+                    n.sym,
+                )),
+                Piece::Gap(..) => None,
+            })
+            .max()
+            .map(|(_, _, sym)| sym);
         let (kind, symbol) = match syms.as_slice() {
             [] => (gap_kind, owner),
             [one] => (ChunkKind::Symbol, Some(*one)),
-            [first, ..] => (ChunkKind::Symbol, owner.or(Some(*first))),
+            _ => (ChunkKind::Symbol, owner.or(largest)),
         };
         buffer.clear();
         if self.bytes(a, b) > HARD_CAP_BYTES {

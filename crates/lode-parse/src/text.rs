@@ -2,7 +2,7 @@
 
 use lode_core::{ChunkKind, FileExtract, Language, Symbol, SymbolKind};
 
-use crate::chunk::{self, SymbolRange};
+use crate::chunk;
 use crate::lines::LineIndex;
 
 /// Markdown: each ATX heading opens a section that runs to the next heading
@@ -54,18 +54,26 @@ pub(crate) fn extract_markdown(source: &str, lines: &LineIndex) -> FileExtract {
     for &i in &open {
         close(&mut symbols[i], lines, line_count);
     }
-    let ranges: Vec<SymbolRange> = symbols
-        .iter()
-        .map(|s| SymbolRange {
-            leading_start: s.span.start_byte,
-        })
-        .collect();
-    let mut chunks = chunk::chunk_symbols(source, lines, &symbols, &ranges);
-    for c in &mut chunks {
-        if c.kind == ChunkKind::Symbol {
-            c.kind = ChunkKind::Section;
-        }
+    // Chunks are flat: every heading starts one, whatever its level.
+    let mut regions = Vec::new();
+    let first_heading = symbols
+        .first()
+        .map_or(line_count, |s| s.span.start_line - 1);
+    if first_heading > 0 {
+        regions.push((0, first_heading - 1, ChunkKind::Header, None));
     }
+    for (i, s) in symbols.iter().enumerate() {
+        let next = symbols
+            .get(i + 1)
+            .map_or(line_count, |n| n.span.start_line - 1);
+        regions.push((
+            s.span.start_line - 1,
+            next - 1,
+            ChunkKind::Section,
+            Some(i as u32),
+        ));
+    }
+    let chunks = chunk::chunk_regions(source, lines, &regions, &symbols);
     FileExtract {
         language: Some(Language::Markdown),
         symbols,

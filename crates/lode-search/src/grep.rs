@@ -61,7 +61,7 @@ pub struct GrepResults {
 }
 
 /// Checks a pattern, describing the first error with its column.
-fn validate(pattern: &str) -> Result<()> {
+pub fn validate_regex(pattern: &str) -> Result<()> {
     if let Err(e) = regex_syntax::ast::parse::Parser::new().parse(pattern) {
         let col = pattern[..e.span().start.offset].chars().count() + 1;
         return Err(Error::BadRegex(format!(
@@ -73,7 +73,7 @@ fn validate(pattern: &str) -> Result<()> {
 }
 
 pub fn grep(index: &Index, pattern: &str, opts: &GrepOptions) -> Result<GrepResults> {
-    validate(pattern)?;
+    validate_regex(pattern)?;
     let matcher = RegexMatcherBuilder::new()
         .case_insensitive(opts.case_insensitive)
         .build(pattern)
@@ -196,11 +196,11 @@ mod tests {
 
     #[test]
     fn bad_regex_names_the_column() {
-        let e = validate("foo(bar").unwrap_err().to_string();
+        let e = validate_regex("foo(bar").unwrap_err().to_string();
         assert!(e.contains("column 4"), "{e}");
         assert!(!e.contains('\n'));
-        let e = validate("a{2,1}").unwrap_err().to_string();
+        let e = validate_regex("a{2,1}").unwrap_err().to_string();
         assert!(e.contains("bad regex"), "{e}");
-        assert!(validate(r"fn\s+\w+").is_ok());
+        assert!(validate_regex(r"fn\s+\w+").is_ok());
     }
 }

@@ -31,7 +31,7 @@ pub mod render;
 mod search;
 mod source;
 
-pub use grep::{GrepGroup, GrepLine, GrepOptions, GrepResults, grep};
+pub use grep::{GrepGroup, GrepLine, GrepOptions, GrepResults, grep, validate_regex};
 pub use outline::{Outline, OutlineNode, outline};
 pub use search::{SearchHit, SearchOptions, SearchResults, search};
 

@@ -1,0 +1,350 @@
+//! The `lode` binary end to end: indexing, search, grep, outline, status.
+
+mod common;
+
+use common::Repo;
+use serde_json::Value;
+
+#[test]
+fn search_finds_definitions_and_reports_spans() {
+    let repo = Repo::fixture("shop");
+    let hits = repo.search_hits("apply_discount");
+    assert_eq!(
+        hits[0],
+        (
+            "src/shop/pricing.py".to_string(),
+            Some("apply_discount".to_string())
+        )
+    );
+
+    let v = repo.json(&["search", "payment gateway receipt", "-k", "3"]);
+    assert_eq!(v["schema_version"], 1);
+    assert_eq!(v["command"], "search");
+    let top = &v["hits"][0];
+    assert_eq!(top["path"], "web/checkout.ts");
+    assert_eq!(top["symbol"], "submitOrder");
+    assert_eq!(top["kind"], "function");
+    assert_eq!(top["start_line"], 3, "the chunk starts at the doc comment");
+    assert_eq!(top["end_line"], 11);
+    assert!(top["score"].as_f64().unwrap() > 0.0);
+    assert!(v["hits"].as_array().unwrap().len() <= 3);
+}
+
+#[test]
+fn tests_rank_below_the_code_they_test() {
+    let repo = Repo::fixture("shop");
+    let hits = repo.search_hits("cart add item subtotal");
+    assert_eq!(hits[0].0, "src/shop/cart.py", "{hits:?}");
+    let test_pos = hits.iter().position(|h| h.0 == "tests/test_cart.py");
+    assert!(test_pos.is_none_or(|p| p > 0));
+    // Asking for tests brings them back up.
+    let hits = repo.search_hits("test add item");
+    assert_eq!(hits[0].0, "tests/test_cart.py", "{hits:?}");
+}
+
+#[test]
+fn search_filters_by_path_and_language() {
+    let repo = Repo::fixture("shop");
+    for (args, want) in [
+        (vec!["search", "cart", "--path", "web"], "web/"),
+        (vec!["search", "cart", "--lang", "ts"], "web/"),
+        (
+            vec!["search", "cart", "--lang", "python", "--path", "src"],
+            "src/",
+        ),
+    ] {
+        let v = repo.json(&args.iter().map(|s| *s).collect::<Vec<_>>());
+        let hits = v["hits"].as_array().unwrap();
+        assert!(!hits.is_empty(), "{args:?}: {v}");
+        for h in hits {
+            assert!(
+                h["path"].as_str().unwrap().starts_with(want),
+                "{args:?}: {h}"
+            );
+        }
+    }
+    let out = repo.run(&["search", "cart", "--lang", "cobol"]);
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn text_output_is_one_line_per_hit_then_snippet() {
+    let repo = Repo::fixture("shop");
+    let out = repo.ok(&["search", "retry_policy", "-k", "1"]);
+    let first = out.lines().next().unwrap();
+    assert!(first.starts_with("src/shop/pricing.py:16-"), "{out}");
+    assert!(first.contains("function retry_policy"), "{out}");
+    assert!(
+        out.lines()
+            .nth(1)
+            .unwrap()
+            .starts_with("    def retry_policy"),
+        "{out}"
+    );
+}
+
+#[test]
+fn markdown_is_split_by_heading() {
+    let repo = Repo::fixture("shop");
+    let v = repo.json(&["search", "refunds support"]);
+    let top = &v["hits"][0];
+    assert_eq!(top["path"], "docs/guide.md");
+    assert_eq!(top["symbol"], "Refunds");
+    assert_eq!(top["kind"], "section");
+}
+
+#[test]
+fn outline_shows_the_symbol_tree() {
+    let repo = Repo::fixture("shop");
+    let v = repo.json(&["outline", &repo.path("src/shop/cart.py").to_string_lossy()]);
+    assert_eq!(v["path"], "src/shop/cart.py");
+    assert_eq!(v["language"], "python");
+    let cart = &v["symbols"][0];
+    assert_eq!(cart["name"], "Cart");
+    assert_eq!(cart["kind"], "class");
+    let methods: Vec<&str> = cart["children"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(methods, ["__init__", "add_item", "subtotal", "total"]);
+    assert_eq!(cart["children"][1]["kind"], "method");
+    assert_eq!(
+        cart["children"][1]["signature"],
+        "def add_item(self, sku, quantity, unit_price)"
+    );
+    assert_eq!(cart["children"][1]["start_line"], 15);
+
+    let text = repo.ok(&["outline", "src/shop/pricing.py"]);
+    assert!(
+        text.contains("L8-13  function  def apply_discount(amount, coupon)"),
+        "{text}"
+    );
+
+    let out = repo.run(&["outline", "src/shop/missing.py"]);
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn grep_groups_hits_by_enclosing_symbol() {
+    let repo = Repo::fixture("shop");
+    let v = repo.json(&["grep", r"self\.items"]);
+    let groups = v["groups"].as_array().unwrap();
+    // __init__, add_item and subtotal each use self.items once; ordering by hits then path, line.
+    let names: Vec<&str> = groups
+        .iter()
+        .map(|g| g["symbol"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["__init__", "add_item", "subtotal"]);
+    assert_eq!(groups[1]["start_line"], 15);
+    assert_eq!(groups[1]["lines"][0]["line"], 19);
+
+    let text = repo.ok(&["grep", "-i", "DECIMAL\\(", "--path", "src/shop/pricing.py"]);
+    let first = text.lines().next().unwrap();
+    assert!(
+        first.starts_with("function apply_discount  src/shop/pricing.py:8-13  (2)"),
+        "{text}"
+    );
+
+    let out = repo.run(&["grep", "zzz_not_there"]);
+    assert_eq!(out.status.code(), Some(1));
+}
+
+#[test]
+fn grep_caps_output_with_a_tail() {
+    let repo = Repo::fixture("shop");
+    let v = repo.json(&["grep", "a", "--max-lines", "3"]);
+    let shown: usize = v["groups"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| g["lines"].as_array().unwrap().len())
+        .sum();
+    assert_eq!(shown, 3);
+    assert!(v["omitted_lines"].as_u64().unwrap() > 0);
+    let text = repo.ok(&["grep", "a", "--max-lines", "3"]);
+    assert!(text.contains("more lines — narrow the pattern"), "{text}");
+}
+
+#[test]
+fn bad_regex_is_one_line_with_the_column() {
+    let repo = Repo::fixture("shop");
+    let out = repo.run(&["grep", "fn (foo"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.starts_with("lode: bad regex") && err.contains("column 4"),
+        "{err}"
+    );
+    let v = repo.json(&["grep", "fn (foo"]);
+    assert_eq!(v["error"]["code"], "lode.bad_regex");
+}
+
+#[test]
+fn bad_paths_are_reported_not_panicked() {
+    let repo = Repo::fixture("shop");
+    let missing = repo.path("nope");
+    let out = repo.run(&["index", &missing.to_string_lossy()]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.contains("no such file or directory") && err.lines().count() == 1,
+        "{err}"
+    );
+
+    let file = repo.path("src/shop/cart.py");
+    let out = repo.run(&["index", &file.to_string_lossy()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8(out.stderr)
+            .unwrap()
+            .contains("not a directory")
+    );
+
+    let out = repo.run(&["search", "x", "--path", "no/such/dir"]);
+    assert_eq!(out.status.code(), Some(2));
+
+    let out = repo.run(&["search", "   "]);
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn status_reports_state_counts_and_skips() {
+    let repo = Repo::fixture("shop");
+    assert_eq!(repo.json(&["status"])["state"], "absent");
+    repo.write("build/out.py", "def generated_build_output(): pass\n");
+    repo.write(".hidden/secret.py", "def hidden_thing(): pass\n");
+    repo.write("node_modules/lib/index.js", "function vendored() {}\n");
+    repo.write("app.min.js", "var a=1;");
+    repo.write("logo.png", [0x89, b'P', b'N', b'G', 0, 0]);
+    repo.write("blob.dat2", [1u8, 0, 2, 0, 3]);
+    repo.write("big.py", "x = 1\n".repeat(300_000));
+    repo.write("yarn.lock", "# lock\n");
+    repo.write(
+        "gen.go",
+        "// Code generated by protoc-gen-go. DO NOT EDIT.\npackage gen\n",
+    );
+    repo.ok(&["index"]);
+    let v = repo.json(&["status"]);
+    assert_eq!(v["state"], "ready", "{v}");
+    let s = &v["stats"];
+    assert_eq!(s["files"], 5, "{v}");
+    assert_eq!(s["by_language"]["python"]["files"], 3);
+    let skipped = &s["skipped"];
+    for (reason, n) in [
+        ("hidden", 2),
+        ("vendored", 1),
+        ("minified", 1),
+        ("binary", 2),
+        ("too_large", 1),
+        ("generated", 2),
+    ] {
+        assert_eq!(skipped[reason], n, "{reason}: {skipped}");
+    }
+    assert!(skipped.get("build").is_none());
+    assert!(
+        repo.search_hits("generated_build_output")
+            .iter()
+            .all(|h| !h.0.starts_with("build/"))
+    );
+    assert!(s["chunks"].as_u64().unwrap() >= 8);
+
+    repo.write("src/shop/new.py", "def fresh(): pass\n");
+    let v = repo.json(&["status"]);
+    assert_eq!(v["state"], "stale");
+    assert_eq!(v["changed_files"], 1);
+}
+
+#[test]
+fn config_excludes_and_size_cap_apply() {
+    let repo = Repo::fixture("shop");
+    repo.write(".lode.toml", "[files]\nexclude = [\"docs\"]\n");
+    let v = repo.json(&["index"]);
+    assert_eq!(v["files"], 4, "{v}");
+    assert_eq!(v["skipped"]["excluded"], 1);
+    assert!(
+        repo.search_hits("refunds support")
+            .iter()
+            .all(|h| !h.0.starts_with("docs/"))
+    );
+
+    repo.write(".lode.toml", "[files]\nmax_file_size = 400\n");
+    let v = repo.json(&["index"]);
+    assert!(v["skipped"]["too_large"].as_u64().unwrap() >= 2, "{v}");
+
+    repo.write(".lode.toml", "[files]\nmax_fil_size = 400\n");
+    let out = repo.run(&["index"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.contains("max_fil_size") && err.contains(".lode.toml"),
+        "{err}"
+    );
+}
+
+#[test]
+fn invalid_utf8_is_indexed_lossily_and_counted() {
+    let repo = Repo::fixture("shop");
+    let mut bytes = b"def latin_name():\n    return '".to_vec();
+    bytes.extend([0xe9, 0xe8]);
+    bytes.extend(b"'\n");
+    repo.write("src/shop/latin.py", bytes);
+    let v = repo.json(&["index"]);
+    assert_eq!(v["lossy_utf8"], 1, "{v}");
+    assert_eq!(repo.search_hits("latin_name")[0].0, "src/shop/latin.py");
+}
+
+#[test]
+fn syntax_errors_keep_what_parses() {
+    let repo = Repo::fixture("shop");
+    repo.write(
+        "src/shop/broken.py",
+        "def good_one():\n    return 1\n\ndef broken(:\n    pass\n",
+    );
+    let v = repo.json(&["index"]);
+    assert_eq!(v["parse_errors"], 1, "{v}");
+    assert_eq!(
+        repo.search_hits("good_one")[0],
+        ("src/shop/broken.py".into(), Some("good_one".into()))
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn symlinks_are_followed_only_inside_the_root() {
+    let repo = Repo::fixture("shop");
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::write(
+        outside.path().join("leak.py"),
+        "def leaked_secret(): pass\n",
+    )
+    .unwrap();
+    std::os::unix::fs::symlink(outside.path().join("leak.py"), repo.path("leak.py")).unwrap();
+    std::os::unix::fs::symlink(outside.path(), repo.path("outside_dir")).unwrap();
+    std::os::unix::fs::symlink(repo.path("src/shop/pricing.py"), repo.path("alias.py")).unwrap();
+    let v = repo.json(&["index"]);
+    assert_eq!(v["skipped"]["symlink_outside_root"], 2, "{v}");
+    assert!(
+        repo.search_hits("leaked_secret")
+            .iter()
+            .all(|h| !h.0.contains("leak"))
+    );
+    assert!(
+        repo.search_hits("apply_discount")
+            .iter()
+            .any(|h| h.0 == "alias.py")
+    );
+}
+
+#[test]
+fn index_prints_counts_and_json_totals() {
+    let repo = Repo::fixture("shop");
+    let text = repo.ok(&["index"]);
+    assert!(text.starts_with("5 files, "), "{text}");
+    let v: Value = repo.json(&["index"]);
+    assert_eq!(v["files"], 5);
+    assert_eq!(v["parsed"], 0, "nothing changed: {v}");
+    assert!(v["symbols"].as_u64().unwrap() >= 10);
+}

@@ -1,0 +1,130 @@
+//! Shared helpers: a fixture repository in a temporary directory, and the
+//! real `lode` binary run against it with its own cache.
+
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+pub struct Repo {
+    pub dir: tempfile::TempDir,
+    pub cache: tempfile::TempDir,
+}
+
+pub fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).unwrap();
+        }
+    }
+}
+
+impl Repo {
+    pub fn empty() -> Repo {
+        Repo {
+            dir: tempfile::tempdir().unwrap(),
+            cache: tempfile::tempdir().unwrap(),
+        }
+    }
+
+    /// A copy of `tests/fixtures/NAME`.
+    pub fn fixture(name: &str) -> Repo {
+        let repo = Repo::empty();
+        copy_dir(
+            &Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("tests/fixtures")
+                .join(name),
+            repo.dir.path(),
+        );
+        repo
+    }
+
+    pub fn root(&self) -> &Path {
+        self.dir.path()
+    }
+
+    pub fn path(&self, rel: &str) -> PathBuf {
+        self.dir.path().join(rel)
+    }
+
+    pub fn write(&self, rel: &str, content: impl AsRef<[u8]>) {
+        let p = self.path(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, content).unwrap();
+    }
+
+    pub fn command(&self, args: &[&str]) -> Command {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_lode"));
+        cmd.args(args)
+            .arg("--root")
+            .arg(self.dir.path())
+            .arg("--cache-dir")
+            .arg(self.cache.path())
+            .env("XDG_CONFIG_HOME", self.cache.path().join("config"))
+            .env_remove("LODE_CACHE_DIR");
+        cmd
+    }
+
+    pub fn run(&self, args: &[&str]) -> Output {
+        self.command(args).output().unwrap()
+    }
+
+    /// Runs and expects success; returns stdout.
+    pub fn ok(&self, args: &[&str]) -> String {
+        let out = self.run(args);
+        assert!(
+            out.status.success(),
+            "lode {args:?} failed with {:?}\nstdout: {}\nstderr: {}",
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    }
+
+    /// Runs with `--json` and parses stdout, whatever the exit status.
+    pub fn json(&self, args: &[&str]) -> Value {
+        let mut a = args.to_vec();
+        a.push("--json");
+        let out = self.run(&a);
+        serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+            panic!(
+                "lode {a:?}: bad JSON ({e}): {}\nstderr: {}",
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr)
+            )
+        })
+    }
+
+    /// The paths and symbols of a search's hits, in order.
+    pub fn search_hits(&self, query: &str) -> Vec<(String, Option<String>)> {
+        let v = self.json(&["search", query]);
+        v["hits"]
+            .as_array()
+            .unwrap_or_else(|| panic!("no hits array: {v}"))
+            .iter()
+            .map(|h| {
+                (
+                    h["path"].as_str().unwrap().to_string(),
+                    h["symbol"].as_str().map(str::to_string),
+                )
+            })
+            .collect()
+    }
+
+    /// The index directory inside the cache (there is one per repository).
+    pub fn index_dir(&self) -> PathBuf {
+        std::fs::read_dir(self.cache.path())
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .find(|p| p.is_dir() && p.file_name().unwrap() != "config")
+            .expect("an index directory")
+    }
+}
