@@ -111,8 +111,8 @@ fn build_tree(lines: &LineIndex, symbols: &[Symbol], ranges: &[SymbolRange]) -> 
     fn insert(nodes: &mut Vec<Node>, node: Node, symbols: &[Symbol]) {
         // Symbols arrive outer-first, so a node's parent is the last node on the path.
         let parent = symbols[node.sym as usize].parent;
-        if let Some(last) = nodes.last_mut() {
-            if parent.is_some()
+        if let Some(last) = nodes.last_mut()
+            && parent.is_some()
                 && last.first <= node.first
                 && node.last <= last.last
                 && is_ancestor(last.sym, node.sym, symbols)
@@ -120,7 +120,6 @@ fn build_tree(lines: &LineIndex, symbols: &[Symbol], ranges: &[SymbolRange]) -> 
                 insert(&mut last.children, node, symbols);
                 return;
             }
-        }
         let mut node = node;
         if let Some(last) = nodes.last() {
             // Siblings never share a line: the later one starts after the earlier ends.
@@ -208,19 +207,17 @@ impl Chunker<'_> {
         let mut pieces = Vec::new();
         let mut cursor = first;
         for ch in children {
-            if ch.first > cursor {
-                if let Some((a, b)) = self.trim(cursor, ch.first - 1) {
+            if ch.first > cursor
+                && let Some((a, b)) = self.trim(cursor, ch.first - 1) {
                     pieces.push(Piece::Gap(a, b));
                 }
-            }
             pieces.push(Piece::Sym(ch));
             cursor = ch.last + 1;
         }
-        if cursor <= last {
-            if let Some((a, b)) = self.trim(cursor, last) {
+        if cursor <= last
+            && let Some((a, b)) = self.trim(cursor, last) {
                 pieces.push(Piece::Gap(a, b));
             }
-        }
 
         let gap_kind = |seen_symbol: bool| match (owner, top, seen_symbol) {
             (Some(_), _, _) => ChunkKind::Symbol,
@@ -323,11 +320,10 @@ impl Chunker<'_> {
                     last_blank = Some(end);
                 }
             }
-            if end < last {
-                if let Some(blank) = last_blank {
+            if end < last
+                && let Some(blank) = last_blank {
                     end = blank;
                 }
-            }
             if start == end && self.bytes(start, end) > HARD_CAP_BYTES {
                 self.split_long_line(start, kind, symbol);
             } else if let Some((a, b)) = self.trim(start, end) {

@@ -1,1 +1,6 @@
-; bash imports: to be written
+; Bash imports: source ./lib.sh, . "$HOME/.env" (the first argument)
+((command
+   name: (command_name) @_cmd
+   .
+   argument: (_) @source) @import
+ (#any-of? @_cmd "source" "."))

@@ -1,1 +1,2 @@
-; c imports: to be written
+; C includes: the source is the path, without quotes or angle brackets.
+(preproc_include path: (_) @source) @import

@@ -1,1 +1,182 @@
-; cpp symbols: to be written
+; C++ definitions.
+;
+; A function's name is the last segment of its declarator: `Config::load` is
+; named `load` (an out-of-line member is not nested in its class, so it has no
+; container; the signature shows the class). Operators and destructors are
+; named as written (`operator==`, `~Config`).
+
+; Namespaces (anonymous ones are not symbols; their members are).
+(namespace_definition name: (_) @name body: (declaration_list) @body) @definition.module
+
+; Classes, structs, unions, enums with a body.
+(class_specifier name: (_) @name body: (field_declaration_list) @body) @definition.class
+(struct_specifier name: (_) @name body: (field_declaration_list) @body) @definition.struct
+(union_specifier name: (_) @name body: (field_declaration_list) @body) @definition.struct
+(enum_specifier name: (_) @name body: (enumerator_list) @body) @definition.enum
+
+; Function definitions: `f()`, `*f()`, `&f()`, defaulted or deleted ones without a body.
+(function_definition
+  declarator: (function_declarator
+    declarator: [
+      (identifier) @name
+      (field_identifier) @name
+      (destructor_name) @name
+      (operator_name) @name
+      (template_function name: (identifier) @name)
+      (qualified_identifier name: [(identifier) (destructor_name) (operator_name)] @name)
+      (qualified_identifier name: (template_function name: (identifier) @name))
+      (qualified_identifier
+        name: (qualified_identifier name: [(identifier) (destructor_name) (operator_name)] @name))])
+  body: (_)? @body) @definition.function
+(function_definition
+  declarator: (pointer_declarator
+    declarator: (function_declarator
+      declarator: [
+        (identifier) @name
+        (field_identifier) @name
+        (operator_name) @name
+        (qualified_identifier name: [(identifier) (operator_name)] @name)
+        (qualified_identifier name: (qualified_identifier name: [(identifier) (operator_name)] @name))]))
+  body: (_)? @body) @definition.function
+(function_definition
+  declarator: (reference_declarator
+    (function_declarator
+      declarator: [
+        (identifier) @name
+        (field_identifier) @name
+        (operator_name) @name
+        (qualified_identifier name: [(identifier) (operator_name)] @name)
+        (qualified_identifier name: (qualified_identifier name: [(identifier) (operator_name)] @name))]))
+  body: (_)? @body) @definition.function
+
+; Declarations: prototypes, and member functions declared in a class body.
+; Only where declarations live: inside a function body, `T x(y);` is usually a
+; variable with constructor arguments that the grammar parses as a prototype.
+(translation_unit
+  (declaration
+    declarator: [
+      (function_declarator declarator: [(identifier) (destructor_name) (operator_name)] @name)
+      (pointer_declarator declarator: (function_declarator declarator: [(identifier) (operator_name)] @name))
+      (reference_declarator (function_declarator declarator: [(identifier) (operator_name)] @name))]
+    ";" @body) @definition.function)
+(declaration_list
+  (declaration
+    declarator: [
+      (function_declarator declarator: [(identifier) (destructor_name) (operator_name)] @name)
+      (pointer_declarator declarator: (function_declarator declarator: [(identifier) (operator_name)] @name))
+      (reference_declarator (function_declarator declarator: [(identifier) (operator_name)] @name))]
+    ";" @body) @definition.function)
+(field_declaration_list
+  (declaration
+    declarator: [
+      (function_declarator declarator: [(identifier) (destructor_name) (operator_name)] @name)
+      (pointer_declarator declarator: (function_declarator declarator: [(identifier) (operator_name)] @name))
+      (reference_declarator (function_declarator declarator: [(identifier) (operator_name)] @name))]
+    ";" @body) @definition.function)
+(template_declaration
+  (declaration
+    declarator: [
+      (function_declarator declarator: [(identifier) (destructor_name) (operator_name)] @name)
+      (pointer_declarator declarator: (function_declarator declarator: [(identifier) (operator_name)] @name))
+      (reference_declarator (function_declarator declarator: [(identifier) (operator_name)] @name))]
+    ";" @body) @definition.function)
+(linkage_specification
+  (declaration
+    declarator: [
+      (function_declarator declarator: [(identifier) (destructor_name) (operator_name)] @name)
+      (pointer_declarator declarator: (function_declarator declarator: [(identifier) (operator_name)] @name))
+      (reference_declarator (function_declarator declarator: [(identifier) (operator_name)] @name))]
+    ";" @body) @definition.function)
+(preproc_if
+  (declaration
+    declarator: [
+      (function_declarator declarator: [(identifier) (destructor_name) (operator_name)] @name)
+      (pointer_declarator declarator: (function_declarator declarator: [(identifier) (operator_name)] @name))
+      (reference_declarator (function_declarator declarator: [(identifier) (operator_name)] @name))]
+    ";" @body) @definition.function)
+(preproc_ifdef
+  (declaration
+    declarator: [
+      (function_declarator declarator: [(identifier) (destructor_name) (operator_name)] @name)
+      (pointer_declarator declarator: (function_declarator declarator: [(identifier) (operator_name)] @name))
+      (reference_declarator (function_declarator declarator: [(identifier) (operator_name)] @name))]
+    ";" @body) @definition.function)
+(preproc_else
+  (declaration
+    declarator: [
+      (function_declarator declarator: [(identifier) (destructor_name) (operator_name)] @name)
+      (pointer_declarator declarator: (function_declarator declarator: [(identifier) (operator_name)] @name))
+      (reference_declarator (function_declarator declarator: [(identifier) (operator_name)] @name))]
+    ";" @body) @definition.function)
+(preproc_elif
+  (declaration
+    declarator: [
+      (function_declarator declarator: [(identifier) (destructor_name) (operator_name)] @name)
+      (pointer_declarator declarator: (function_declarator declarator: [(identifier) (operator_name)] @name))
+      (reference_declarator (function_declarator declarator: [(identifier) (operator_name)] @name))]
+    ";" @body) @definition.function)
+(field_declaration
+  declarator: [
+    (function_declarator declarator: [(field_identifier) (destructor_name) (operator_name)] @name)
+    (pointer_declarator declarator: (function_declarator declarator: [(field_identifier) (operator_name)] @name))
+    (reference_declarator (function_declarator declarator: [(field_identifier) (operator_name)] @name))]
+  ";" @body) @definition.function
+
+; Type aliases: `using X = ...;` and `typedef ... X;`.
+(alias_declaration name: (type_identifier) @name ";" @body) @definition.type
+(type_definition declarator: (type_identifier) @name ";" @body) @definition.type
+(type_definition
+  declarator: (pointer_declarator declarator: (type_identifier) @name) ";" @body) @definition.type
+
+; Concepts.
+(concept_definition name: (identifier) @name) @definition.type
+
+; Macros: function-like ones are macros, object-like ones with a value constants.
+(preproc_function_def name: (identifier) @name) @definition.macro
+(preproc_def name: (identifier) @name value: (_)) @definition.constant
+
+; File- and namespace-level variables; `const` and `constexpr` ones are constants.
+(translation_unit
+  (declaration
+    (type_qualifier) @_q
+    declarator: [
+      (identifier) @name
+      (init_declarator declarator: [
+        (identifier) @name
+        (pointer_declarator declarator: (identifier) @name)
+        (array_declarator declarator: (identifier) @name)])
+      (pointer_declarator declarator: (identifier) @name)
+      (array_declarator declarator: (identifier) @name)]
+    (#any-of? @_q "const" "constexpr")) @definition.constant)
+(declaration_list
+  (declaration
+    (type_qualifier) @_q
+    declarator: [
+      (identifier) @name
+      (init_declarator declarator: [
+        (identifier) @name
+        (pointer_declarator declarator: (identifier) @name)
+        (array_declarator declarator: (identifier) @name)])
+      (pointer_declarator declarator: (identifier) @name)
+      (array_declarator declarator: (identifier) @name)]
+    (#any-of? @_q "const" "constexpr")) @definition.constant)
+(translation_unit
+  (declaration
+    declarator: [
+      (identifier) @name
+      (init_declarator declarator: [
+        (identifier) @name
+        (pointer_declarator declarator: (identifier) @name)
+        (array_declarator declarator: (identifier) @name)])
+      (pointer_declarator declarator: (identifier) @name)
+      (array_declarator declarator: (identifier) @name)]) @definition.variable)
+(declaration_list
+  (declaration
+    declarator: [
+      (identifier) @name
+      (init_declarator declarator: [
+        (identifier) @name
+        (pointer_declarator declarator: (identifier) @name)
+        (array_declarator declarator: (identifier) @name)])
+      (pointer_declarator declarator: (identifier) @name)
+      (array_declarator declarator: (identifier) @name)]) @definition.variable)

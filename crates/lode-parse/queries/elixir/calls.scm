@@ -1,1 +1,214 @@
-; elixir calls: to be written
+; Elixir call sites: fun(x), Mod.fun(x), var.fun(x), x |> fun.
+;
+; Every pattern below repeats the same three call shapes (local, remote on a
+; module, remote on a value; `var.field` without arguments is a map access, not a
+; call) and the same list of forms that are not calls (definitions, alias/import,
+; control flow). Calls are matched by where they sit, because some call nodes are
+; not calls:
+; - a function head (`def get(id)`) is the first argument of a def call, or the
+;   left side of its `when`;
+; - a typespec (`@spec get(id) :: User.t()`) has calls on both sides of `::`;
+; - a module attribute (`@doc "..."`) is a call under `@`.
+
+; Calls in statement lists: module and function bodies, clauses, blocks.
+((source
+   [(call target: (identifier) @callee)
+    (call target: (dot left: (alias) @receiver right: (identifier) @callee))
+    (call target: (dot left: (_) @receiver right: (identifier) @callee) (arguments))] @call)
+ (#not-any-of? @callee
+   "def" "defp" "defmacro" "defmacrop" "defguard" "defguardp" "defdelegate" "defmodule"
+   "defprotocol" "defimpl" "defstruct" "defexception" "defoverridable" "alias" "import"
+   "require" "use" "if" "unless" "case" "cond" "with" "for" "receive" "try" "quote"
+   "unquote" "unquote_splicing"))
+((do_block
+   [(call target: (identifier) @callee)
+    (call target: (dot left: (alias) @receiver right: (identifier) @callee))
+    (call target: (dot left: (_) @receiver right: (identifier) @callee) (arguments))] @call)
+ (#not-any-of? @callee
+   "def" "defp" "defmacro" "defmacrop" "defguard" "defguardp" "defdelegate" "defmodule"
+   "defprotocol" "defimpl" "defstruct" "defexception" "defoverridable" "alias" "import"
+   "require" "use" "if" "unless" "case" "cond" "with" "for" "receive" "try" "quote"
+   "unquote" "unquote_splicing"))
+((body
+   [(call target: (identifier) @callee)
+    (call target: (dot left: (alias) @receiver right: (identifier) @callee))
+    (call target: (dot left: (_) @receiver right: (identifier) @callee) (arguments))] @call)
+ (#not-any-of? @callee
+   "def" "defp" "defmacro" "defmacrop" "defguard" "defguardp" "defdelegate" "defmodule"
+   "defprotocol" "defimpl" "defstruct" "defexception" "defoverridable" "alias" "import"
+   "require" "use" "if" "unless" "case" "cond" "with" "for" "receive" "try" "quote"
+   "unquote" "unquote_splicing"))
+((block
+   [(call target: (identifier) @callee)
+    (call target: (dot left: (alias) @receiver right: (identifier) @callee))
+    (call target: (dot left: (_) @receiver right: (identifier) @callee) (arguments))] @call)
+ (#not-any-of? @callee
+   "def" "defp" "defmacro" "defmacrop" "defguard" "defguardp" "defdelegate" "defmodule"
+   "defprotocol" "defimpl" "defstruct" "defexception" "defoverridable" "alias" "import"
+   "require" "use" "if" "unless" "case" "cond" "with" "for" "receive" "try" "quote"
+   "unquote" "unquote_splicing"))
+((else_block
+   [(call target: (identifier) @callee)
+    (call target: (dot left: (alias) @receiver right: (identifier) @callee))
+    (call target: (dot left: (_) @receiver right: (identifier) @callee) (arguments))] @call)
+ (#not-any-of? @callee
+   "def" "defp" "defmacro" "defmacrop" "defguard" "defguardp" "defdelegate" "defmodule"
+   "defprotocol" "defimpl" "defstruct" "defexception" "defoverridable" "alias" "import"
+   "require" "use" "if" "unless" "case" "cond" "with" "for" "receive" "try" "quote"
+   "unquote" "unquote_splicing"))
+((after_block
+   [(call target: (identifier) @callee)
+    (call target: (dot left: (alias) @receiver right: (identifier) @callee))
+    (call target: (dot left: (_) @receiver right: (identifier) @callee) (arguments))] @call)
+ (#not-any-of? @callee
+   "def" "defp" "defmacro" "defmacrop" "defguard" "defguardp" "defdelegate" "defmodule"
+   "defprotocol" "defimpl" "defstruct" "defexception" "defoverridable" "alias" "import"
+   "require" "use" "if" "unless" "case" "cond" "with" "for" "receive" "try" "quote"
+   "unquote" "unquote_splicing"))
+((rescue_block
+   [(call target: (identifier) @callee)
+    (call target: (dot left: (alias) @receiver right: (identifier) @callee))
+    (call target: (dot left: (_) @receiver right: (identifier) @callee) (arguments))] @call)
+ (#not-any-of? @callee
+   "def" "defp" "defmacro" "defmacrop" "defguard" "defguardp" "defdelegate" "defmodule"
+   "defprotocol" "defimpl" "defstruct" "defexception" "defoverridable" "alias" "import"
+   "require" "use" "if" "unless" "case" "cond" "with" "for" "receive" "try" "quote"
+   "unquote" "unquote_splicing"))
+((catch_block
+   [(call target: (identifier) @callee)
+    (call target: (dot left: (alias) @receiver right: (identifier) @callee))
+    (call target: (dot left: (_) @receiver right: (identifier) @callee) (arguments))] @call)
+ (#not-any-of? @callee
+   "def" "defp" "defmacro" "defmacrop" "defguard" "defguardp" "defdelegate" "defmodule"
+   "defprotocol" "defimpl" "defstruct" "defexception" "defoverridable" "alias" "import"
+   "require" "use" "if" "unless" "case" "cond" "with" "for" "receive" "try" "quote"
+   "unquote" "unquote_splicing"))
+
+; Operands, except the head left of a def's `when` and both sides of a typespec `::`
+; (`|` is left out too: it mostly joins typespec alternatives).
+((binary_operator
+   left: [(call target: (identifier) @callee)
+          (call target: (dot left: (alias) @receiver right: (identifier) @callee))
+          (call target: (dot left: (_) @receiver right: (identifier) @callee) (arguments))] @call
+   operator: _ @_op)
+ (#not-any-of? @_op "when" "::" "|")
+ (#not-any-of? @callee
+   "def" "defp" "defmacro" "defmacrop" "defguard" "defguardp" "defdelegate" "defmodule"
+   "defprotocol" "defimpl" "defstruct" "defexception" "defoverridable" "alias" "import"
+   "require" "use" "if" "unless" "case" "cond" "with" "for" "receive" "try" "quote"
+   "unquote" "unquote_splicing"))
+((binary_operator
+   operator: _ @_op
+   right: [(call target: (identifier) @callee)
+           (call target: (dot left: (alias) @receiver right: (identifier) @callee))
+           (call target: (dot left: (_) @receiver right: (identifier) @callee) (arguments))] @call)
+ (#not-any-of? @_op "::" "|")
+ (#not-any-of? @callee
+   "def" "defp" "defmacro" "defmacrop" "defguard" "defguardp" "defdelegate" "defmodule"
+   "defprotocol" "defimpl" "defstruct" "defexception" "defoverridable" "alias" "import"
+   "require" "use" "if" "unless" "case" "cond" "with" "for" "receive" "try" "quote"
+   "unquote" "unquote_splicing"))
+((unary_operator
+   operator: _ @_op
+   operand: [(call target: (identifier) @callee)
+             (call target: (dot left: (alias) @receiver right: (identifier) @callee))
+             (call target: (dot left: (_) @receiver right: (identifier) @callee) (arguments))] @call)
+ (#not-eq? @_op "@")
+ (#not-any-of? @callee
+   "def" "defp" "defmacro" "defmacrop" "defguard" "defguardp" "defdelegate" "defmodule"
+   "defprotocol" "defimpl" "defstruct" "defexception" "defoverridable" "alias" "import"
+   "require" "use" "if" "unless" "case" "cond" "with" "for" "receive" "try" "quote"
+   "unquote" "unquote_splicing"))
+
+; Keyword values (`do: fun(x)`), collections, interpolations, `fun(x).field`.
+((pair
+   value: [(call target: (identifier) @callee)
+           (call target: (dot left: (alias) @receiver right: (identifier) @callee))
+           (call target: (dot left: (_) @receiver right: (identifier) @callee) (arguments))] @call)
+ (#not-any-of? @callee
+   "def" "defp" "defmacro" "defmacrop" "defguard" "defguardp" "defdelegate" "defmodule"
+   "defprotocol" "defimpl" "defstruct" "defexception" "defoverridable" "alias" "import"
+   "require" "use" "if" "unless" "case" "cond" "with" "for" "receive" "try" "quote"
+   "unquote" "unquote_splicing"))
+((list
+   [(call target: (identifier) @callee)
+    (call target: (dot left: (alias) @receiver right: (identifier) @callee))
+    (call target: (dot left: (_) @receiver right: (identifier) @callee) (arguments))] @call)
+ (#not-any-of? @callee
+   "def" "defp" "defmacro" "defmacrop" "defguard" "defguardp" "defdelegate" "defmodule"
+   "defprotocol" "defimpl" "defstruct" "defexception" "defoverridable" "alias" "import"
+   "require" "use" "if" "unless" "case" "cond" "with" "for" "receive" "try" "quote"
+   "unquote" "unquote_splicing"))
+((tuple
+   [(call target: (identifier) @callee)
+    (call target: (dot left: (alias) @receiver right: (identifier) @callee))
+    (call target: (dot left: (_) @receiver right: (identifier) @callee) (arguments))] @call)
+ (#not-any-of? @callee
+   "def" "defp" "defmacro" "defmacrop" "defguard" "defguardp" "defdelegate" "defmodule"
+   "defprotocol" "defimpl" "defstruct" "defexception" "defoverridable" "alias" "import"
+   "require" "use" "if" "unless" "case" "cond" "with" "for" "receive" "try" "quote"
+   "unquote" "unquote_splicing"))
+((map_content
+   [(call target: (identifier) @callee)
+    (call target: (dot left: (alias) @receiver right: (identifier) @callee))
+    (call target: (dot left: (_) @receiver right: (identifier) @callee) (arguments))] @call)
+ (#not-any-of? @callee
+   "def" "defp" "defmacro" "defmacrop" "defguard" "defguardp" "defdelegate" "defmodule"
+   "defprotocol" "defimpl" "defstruct" "defexception" "defoverridable" "alias" "import"
+   "require" "use" "if" "unless" "case" "cond" "with" "for" "receive" "try" "quote"
+   "unquote" "unquote_splicing"))
+((interpolation
+   [(call target: (identifier) @callee)
+    (call target: (dot left: (alias) @receiver right: (identifier) @callee))
+    (call target: (dot left: (_) @receiver right: (identifier) @callee) (arguments))] @call)
+ (#not-any-of? @callee
+   "def" "defp" "defmacro" "defmacrop" "defguard" "defguardp" "defdelegate" "defmodule"
+   "defprotocol" "defimpl" "defstruct" "defexception" "defoverridable" "alias" "import"
+   "require" "use" "if" "unless" "case" "cond" "with" "for" "receive" "try" "quote"
+   "unquote" "unquote_splicing"))
+((dot
+   left: [(call target: (identifier) @callee)
+          (call target: (dot left: (alias) @receiver right: (identifier) @callee))
+          (call target: (dot left: (_) @receiver right: (identifier) @callee) (arguments))] @call)
+ (#not-any-of? @callee
+   "def" "defp" "defmacro" "defmacrop" "defguard" "defguardp" "defdelegate" "defmodule"
+   "defprotocol" "defimpl" "defstruct" "defexception" "defoverridable" "alias" "import"
+   "require" "use" "if" "unless" "case" "cond" "with" "for" "receive" "try" "quote"
+   "unquote" "unquote_splicing"))
+((access_call
+   target: [(call target: (identifier) @callee)
+            (call target: (dot left: (alias) @receiver right: (identifier) @callee))
+            (call target: (dot left: (_) @receiver right: (identifier) @callee) (arguments))] @call)
+ (#not-any-of? @callee
+   "def" "defp" "defmacro" "defmacrop" "defguard" "defguardp" "defdelegate" "defmodule"
+   "defprotocol" "defimpl" "defstruct" "defexception" "defoverridable" "alias" "import"
+   "require" "use" "if" "unless" "case" "cond" "with" "for" "receive" "try" "quote"
+   "unquote" "unquote_splicing"))
+
+; Arguments of another call, unless that call defines a function (its head).
+((call
+   target: (identifier) @_outer
+   (arguments
+     [(call target: (identifier) @callee)
+      (call target: (dot left: (alias) @receiver right: (identifier) @callee))
+      (call target: (dot left: (_) @receiver right: (identifier) @callee) (arguments))] @call))
+ (#not-any-of? @_outer "def" "defp" "defmacro" "defmacrop" "defguard" "defguardp" "defdelegate")
+ (#not-any-of? @callee
+   "def" "defp" "defmacro" "defmacrop" "defguard" "defguardp" "defdelegate" "defmodule"
+   "defprotocol" "defimpl" "defstruct" "defexception" "defoverridable" "alias" "import"
+   "require" "use" "if" "unless" "case" "cond" "with" "for" "receive" "try" "quote"
+   "unquote" "unquote_splicing"))
+((call
+   target: (dot)
+   (arguments
+     [(call target: (identifier) @callee)
+      (call target: (dot left: (alias) @receiver right: (identifier) @callee))
+      (call target: (dot left: (_) @receiver right: (identifier) @callee) (arguments))] @call))
+ (#not-any-of? @callee
+   "def" "defp" "defmacro" "defmacrop" "defguard" "defguardp" "defdelegate" "defmodule"
+   "defprotocol" "defimpl" "defstruct" "defexception" "defoverridable" "alias" "import"
+   "require" "use" "if" "unless" "case" "cond" "with" "for" "receive" "try" "quote"
+   "unquote" "unquote_splicing"))
+
+; x |> fun (a pipe into a bare name)
+(binary_operator operator: "|>" right: (identifier) @callee) @call

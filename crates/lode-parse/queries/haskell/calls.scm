@@ -1,1 +1,23 @@
-; haskell calls: to be written
+; Haskell call sites. An application `f x y` is nested `((f x) y)`; only the
+; innermost application, whose function is a name, is the call. In a qualified
+; name the module node includes the trailing dot (`M.`), so a one-part module is
+; captured through its module_id (`M`); a longer one keeps the dot (`Data.Map.`).
+
+; f x
+(apply function: (variable) @callee) @call
+; M.lookup k m, Data.Map.lookup k m
+(apply function: (qualified module: (module . (module_id) @receiver .) id: (variable) @callee)) @call
+(apply function: (qualified module: (module (module_id) (module_id)) @receiver id: (variable) @callee)) @call
+
+; x `div` y, x `M.member` s
+(infix operator: (infix_id (variable) @callee)) @call
+(infix operator: (infix_id (qualified module: (module . (module_id) @receiver .) id: (variable) @callee))) @call
+(infix operator: (infix_id (qualified module: (module (module_id) (module_id)) @receiver id: (variable) @callee))) @call
+
+; f $ x, M.f $ x
+((infix left_operand: (variable) @callee operator: (operator) @_op) @call
+ (#eq? @_op "$"))
+((infix
+   left_operand: (qualified module: (module . (module_id) @receiver .) id: (variable) @callee)
+   operator: (operator) @_op) @call
+ (#eq? @_op "$"))

@@ -1,1 +1,22 @@
-; php imports: to be written
+; PHP imports. Several patterns may match one statement; their names are merged.
+
+; use App\Models\User; use function App\fmt; use A\B as C; (source = the full name)
+; Each clause is its own import, so `use A\B, C\D;` gives two.
+(namespace_use_declaration
+  (namespace_use_clause . [(qualified_name) (name)] @source) @import)
+
+; use App\Contracts\{Repo, Cache as C}; (source = the prefix, names = the listed names)
+(namespace_use_declaration
+  (namespace_name) @source
+  body: (namespace_use_group
+    (namespace_use_clause . [(qualified_name) (name)] @name))) @import
+
+; require / require_once / include / include_once 'file.php' (also __DIR__ . '/file.php')
+(require_expression [(string) (encapsed_string)] @source) @import
+(require_expression (binary_expression right: [(string) (encapsed_string)] @source)) @import
+(require_once_expression [(string) (encapsed_string)] @source) @import
+(require_once_expression (binary_expression right: [(string) (encapsed_string)] @source)) @import
+(include_expression [(string) (encapsed_string)] @source) @import
+(include_expression (binary_expression right: [(string) (encapsed_string)] @source)) @import
+(include_once_expression [(string) (encapsed_string)] @source) @import
+(include_once_expression (binary_expression right: [(string) (encapsed_string)] @source)) @import

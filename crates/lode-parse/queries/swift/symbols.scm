@@ -1,1 +1,33 @@
-; swift symbols: to be written
+; Swift definitions.
+
+; class, struct, enum, actor: all class_declaration, told apart by the keyword.
+(class_declaration declaration_kind: "class" name: (type_identifier) @name body: (_) @body) @definition.class
+(class_declaration declaration_kind: "actor" name: (type_identifier) @name body: (_) @body) @definition.class
+(class_declaration declaration_kind: "struct" name: (type_identifier) @name body: (_) @body) @definition.struct
+(class_declaration declaration_kind: "enum" name: (type_identifier) @name body: (_) @body) @definition.enum
+; `extension Config { ... }` adds to a type, like an impl block: its methods get
+; the container `impl Config`.
+(class_declaration
+  declaration_kind: "extension"
+  name: [(user_type (type_identifier) @name .) (type_identifier) @name]
+  body: (_) @body) @definition.impl
+(protocol_declaration name: (type_identifier) @name body: (_) @body) @definition.interface
+
+; Functions, initializers, protocol requirements.
+(function_declaration name: (simple_identifier) @name body: (function_body) @body) @definition.function
+(init_declaration name: "init" @name body: (function_body)? @body) @definition.function
+(deinit_declaration "deinit" @name body: (function_body) @body) @definition.function
+(protocol_function_declaration name: (simple_identifier) @name) @definition.function
+
+; typealias Name = ...
+(typealias_declaration name: (type_identifier) @name) @definition.type
+
+; File-level `let` constants and `var` variables.
+(source_file
+  (property_declaration
+    (value_binding_pattern mutability: "let")
+    name: (pattern bound_identifier: (simple_identifier) @name)) @definition.constant)
+(source_file
+  (property_declaration
+    (value_binding_pattern mutability: "var")
+    name: (pattern bound_identifier: (simple_identifier) @name)) @definition.variable)

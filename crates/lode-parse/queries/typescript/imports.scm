@@ -1,1 +1,30 @@
-; typescript imports: to be written
+; TypeScript imports (TypeScript and TSX grammars). Several patterns may match one
+; statement; their names are merged into one import.
+
+; import x, { a, b as c } from 'm'; import type { T } from 'm'; import * as ns from 'm'
+; (names are the default binding and the imported names, not the aliases)
+(import_statement source: (string) @source) @import
+(import_statement (import_clause (identifier) @name)) @import
+(import_statement (import_clause (named_imports (import_specifier name: (_) @name)))) @import
+
+; import fs = require('fs')
+(import_statement (import_require_clause source: (string) @source)) @import
+
+; export { a, b as c } from 'm'; export * from 'm'
+(export_statement source: (string) @source) @import
+(export_statement (export_clause (export_specifier name: (_) @name)) source: (_)) @import
+
+; require('m'), with names when destructured: const { a, b: c } = require('m')
+((call_expression
+   function: (identifier) @_fn
+   arguments: (arguments . (string) @source .)) @import
+ (#eq? @_fn "require"))
+((variable_declarator
+   name: (object_pattern
+     [(shorthand_property_identifier_pattern) @name
+      (pair_pattern key: (property_identifier) @name)])
+   value: (call_expression function: (identifier) @_fn) @import)
+ (#eq? @_fn "require"))
+
+; dynamic import('m')
+(call_expression function: (import) arguments: (arguments . (string) @source)) @import

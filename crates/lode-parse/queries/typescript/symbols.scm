@@ -1,1 +1,175 @@
-; typescript symbols: to be written
+; TypeScript definitions. These queries serve both the TypeScript and the TSX
+; grammar, so they must only use node types the two share (no JSX, no type_assertion).
+;
+; A declaration wrapped in `export` or `declare` is captured on the wrapper, so the
+; signature shows the keyword and the doc comment above it is found. Unwrapped
+; declarations are anchored on their parent (program or block) so the same
+; declaration is not captured twice.
+
+; Functions: function f() {}, function* g() {}, overload and ambient signatures
+; (declare function f(): void), each bare, exported or declared.
+(program
+  [(function_declaration name: (identifier) @name body: (_) @body)
+   (generator_function_declaration name: (identifier) @name body: (_) @body)
+   (function_signature name: (identifier) @name)
+   (ambient_declaration (function_signature name: (identifier) @name))] @definition.function)
+(statement_block
+  [(function_declaration name: (identifier) @name body: (_) @body)
+   (generator_function_declaration name: (identifier) @name body: (_) @body)
+   (function_signature name: (identifier) @name)] @definition.function)
+(export_statement
+  declaration: [(function_declaration name: (identifier) @name body: (_) @body)
+                (generator_function_declaration name: (identifier) @name body: (_) @body)
+                (function_signature name: (identifier) @name)
+                (ambient_declaration (function_signature name: (identifier) @name))]) @definition.function
+
+; Classes: class A {}, abstract class A {}, declare class A {}
+(program
+  [(class_declaration name: (type_identifier) @name body: (class_body) @body)
+   (abstract_class_declaration name: (type_identifier) @name body: (class_body) @body)
+   (ambient_declaration
+     [(class_declaration name: (type_identifier) @name body: (class_body) @body)
+      (abstract_class_declaration name: (type_identifier) @name body: (class_body) @body)])] @definition.class)
+(statement_block
+  [(class_declaration name: (type_identifier) @name body: (class_body) @body)
+   (abstract_class_declaration name: (type_identifier) @name body: (class_body) @body)] @definition.class)
+(export_statement
+  declaration: [(class_declaration name: (type_identifier) @name body: (class_body) @body)
+                (abstract_class_declaration name: (type_identifier) @name body: (class_body) @body)
+                (ambient_declaration
+                  [(class_declaration name: (type_identifier) @name body: (class_body) @body)
+                   (abstract_class_declaration name: (type_identifier) @name body: (class_body) @body)])]) @definition.class
+
+; Interfaces: interface Shape {}
+(program (interface_declaration name: (type_identifier) @name body: (interface_body) @body) @definition.interface)
+(statement_block (interface_declaration name: (type_identifier) @name body: (interface_body) @body) @definition.interface)
+(export_statement declaration: (interface_declaration name: (type_identifier) @name body: (interface_body) @body)) @definition.interface
+
+; Type aliases: type Id = string | number
+(program (type_alias_declaration name: (type_identifier) @name) @definition.type)
+(statement_block (type_alias_declaration name: (type_identifier) @name) @definition.type)
+(export_statement declaration: (type_alias_declaration name: (type_identifier) @name)) @definition.type
+
+; Enums: enum Color {}, const enum E {}, declare enum E {}
+(program
+  [(enum_declaration name: (identifier) @name body: (enum_body) @body)
+   (ambient_declaration (enum_declaration name: (identifier) @name body: (enum_body) @body))] @definition.enum)
+(statement_block (enum_declaration name: (identifier) @name body: (enum_body) @body) @definition.enum)
+(export_statement
+  declaration: [(enum_declaration name: (identifier) @name body: (enum_body) @body)
+                (ambient_declaration (enum_declaration name: (identifier) @name body: (enum_body) @body))]) @definition.enum
+
+; Namespaces and modules: namespace A.B {}, module M {}, declare module 'pkg' {}
+; (a bare `namespace` is wrapped in an expression_statement)
+(program
+  [(expression_statement (internal_module name: (_) @name body: (statement_block) @body))
+   (module name: [(identifier) (nested_identifier)] @name body: (statement_block) @body)
+   (ambient_declaration
+     [(internal_module name: (_) @name body: (statement_block) @body)
+      (module name: [(identifier) (nested_identifier)] @name body: (statement_block) @body)
+      (module name: (string (string_fragment) @name) body: (statement_block) @body)])] @definition.module)
+(statement_block
+  (expression_statement (internal_module name: (_) @name body: (statement_block) @body)) @definition.module)
+(export_statement
+  declaration: [(internal_module name: (_) @name body: (statement_block) @body)
+                (ambient_declaration (internal_module name: (_) @name body: (statement_block) @body))]) @definition.module
+
+; Functions and classes assigned to a variable: const f = (x: T): U => {},
+; let g = function () {}, const C = class {} (name = the variable).
+(program
+  [(lexical_declaration
+     (variable_declarator
+       name: (identifier) @name
+       value: [(arrow_function body: (_) @body)
+               (function_expression body: (_) @body)
+               (generator_function body: (_) @body)]))
+   (variable_declaration
+     (variable_declarator
+       name: (identifier) @name
+       value: [(arrow_function body: (_) @body)
+               (function_expression body: (_) @body)
+               (generator_function body: (_) @body)]))] @definition.function)
+(statement_block
+  [(lexical_declaration
+     (variable_declarator
+       name: (identifier) @name
+       value: [(arrow_function body: (_) @body)
+               (function_expression body: (_) @body)
+               (generator_function body: (_) @body)]))
+   (variable_declaration
+     (variable_declarator
+       name: (identifier) @name
+       value: [(arrow_function body: (_) @body)
+               (function_expression body: (_) @body)
+               (generator_function body: (_) @body)]))] @definition.function)
+(export_statement
+  declaration: (lexical_declaration
+    (variable_declarator
+      name: (identifier) @name
+      value: [(arrow_function body: (_) @body)
+              (function_expression body: (_) @body)
+              (generator_function body: (_) @body)]))) @definition.function
+(program
+  [(lexical_declaration (variable_declarator name: (identifier) @name value: (class body: (class_body) @body)))
+   (variable_declaration (variable_declarator name: (identifier) @name value: (class body: (class_body) @body)))] @definition.class)
+(export_statement
+  declaration: (lexical_declaration
+    (variable_declarator name: (identifier) @name value: (class body: (class_body) @body)))) @definition.class
+
+; Methods: in classes and object literals, abstract and interface method signatures.
+(method_definition name: (_) @name body: (statement_block) @body) @definition.function
+(method_signature name: (_) @name) @definition.function
+(abstract_method_signature name: (_) @name) @definition.function
+
+; Class fields holding a function: handle = (e: Event) => {}
+(public_field_definition
+  name: (_) @name
+  value: [(arrow_function body: (_) @body) (function_expression body: (_) @body)]) @definition.function
+
+; Object properties holding a function: { load: function () {}, save: () => {} }
+(pair
+  key: (property_identifier) @name
+  value: [(arrow_function body: (_) @body) (function_expression body: (_) @body)]) @definition.function
+
+; Functions assigned to a property: exports.f = function () {}, Foo.prototype.m = () => {}
+(expression_statement
+  (assignment_expression
+    left: (member_expression property: (property_identifier) @name)
+    right: [(arrow_function body: (_) @body) (function_expression body: (_) @body)])
+  (#not-eq? @name "exports")) @definition.function
+
+; Module-level constants with an upper-case name: const MAX_SIZE = 10,
+; export declare const VERSION: string
+(program
+  (lexical_declaration
+    kind: "const"
+    (variable_declarator name: (identifier) @name)
+    (#match? @name "^[A-Z][A-Z0-9_]*$")) @definition.constant)
+(program
+  [(export_statement
+     declaration: [(lexical_declaration
+                     kind: "const"
+                     (variable_declarator name: (identifier) @name))
+                   (ambient_declaration
+                     (lexical_declaration
+                       kind: "const"
+                       (variable_declarator name: (identifier) @name)))])
+   (ambient_declaration
+     (lexical_declaration
+       kind: "const"
+       (variable_declarator name: (identifier) @name)))]
+  @definition.constant
+  (#match? @name "^[A-Z][A-Z0-9_]*$"))
+
+; Upper-case constants directly in a namespace: namespace Defaults { export const TIMEOUT_MS = 5000 }
+(internal_module
+  body: (statement_block
+    [(lexical_declaration
+       kind: "const"
+       (variable_declarator name: (identifier) @name))
+     (export_statement
+       declaration: (lexical_declaration
+         kind: "const"
+         (variable_declarator name: (identifier) @name)))]
+    @definition.constant
+    (#match? @name "^[A-Z][A-Z0-9_]*$")))

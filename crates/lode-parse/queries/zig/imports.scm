@@ -1,1 +1,5 @@
-; zig imports: to be written
+; Zig imports: @import("std"), @import("util.zig")
+((builtin_function
+   (builtin_identifier) @_b
+   (arguments . (string (string_content) @source))) @import
+ (#eq? @_b "@import"))
