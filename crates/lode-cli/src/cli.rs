@@ -83,10 +83,29 @@ pub enum Command {
         #[command(flatten)]
         common: Common,
     },
+    /// Measure indexing and query speed on a repository (writes only to a temporary cache).
+    Bench {
+        #[command(subcommand)]
+        what: BenchCommand,
+    },
     /// Where the index is, its state, and what it holds.
     Status {
         /// The repository root (default: as --root).
         path: Option<PathBuf>,
+        #[command(flatten)]
+        common: Common,
+    },
+}
+
+#[derive(Subcommand, Debug)]
+pub enum BenchCommand {
+    /// Full index into a fresh temporary cache, then warm queries: throughput,
+    /// peak memory, query p50/p95, chunk size distribution.
+    Index {
+        path: PathBuf,
+        /// Warm queries to time.
+        #[arg(long, default_value_t = 200)]
+        queries: usize,
         #[command(flatten)]
         common: Common,
     },

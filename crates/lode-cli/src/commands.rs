@@ -20,7 +20,8 @@ fn common(cmd: &Command) -> &Common {
         | Command::Search { common, .. }
         | Command::Grep { common, .. }
         | Command::Outline { common, .. }
-        | Command::Status { common, .. } => common,
+        | Command::Status { common, .. }
+        | Command::Bench { what: crate::cli::BenchCommand::Index { common, .. } } => common,
     }
 }
 
@@ -72,6 +73,9 @@ pub fn run(cmd: Command) -> Result<u8> {
             outline(ctx, &file)
         }
         Command::Status { path, common } => status(Context::new(common, path.as_deref(), None)?),
+        Command::Bench { what: crate::cli::BenchCommand::Index { path, queries, common } } => {
+            crate::bench::index(common, &path, queries)
+        }
     }
 }
 

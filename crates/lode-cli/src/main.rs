@@ -5,6 +5,7 @@
 //! documented exit status: 0 success, 1 nothing found, 2 bad input, 3 index
 //! problem, 4 I/O problem, 5 index locked.
 
+mod bench;
 mod cli;
 mod commands;
 mod context;

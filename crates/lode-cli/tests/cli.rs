@@ -53,7 +53,7 @@ fn search_filters_by_path_and_language() {
             "src/",
         ),
     ] {
-        let v = repo.json(&args.iter().map(|s| *s).collect::<Vec<_>>());
+        let v = repo.json(&args);
         let hits = v["hits"].as_array().unwrap();
         assert!(!hits.is_empty(), "{args:?}: {v}");
         for h in hits {

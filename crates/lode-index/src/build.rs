@@ -9,6 +9,7 @@ use rayon::prelude::*;
 use rusqlite::{Transaction, params};
 use serde::Serialize;
 
+use crate::lexical::{ChunkTerms, CollectionStats, PendingPostings};
 use crate::location::{IndexLocation, WriterLock};
 use crate::store::{ManifestEntry, SCHEMA_VERSION, Store};
 use crate::tokens;
@@ -123,11 +124,10 @@ pub fn build_with_walk(
     })?;
     let fp = fingerprint(opts.config);
     let (mut store, rebuilt) = open_or_create(loc, &fp)?;
-    if let Some(reason) = &rebuilt {
-        if reason != "first build" {
+    if let Some(reason) = &rebuilt
+        && reason != "first build" {
             (opts.note)(&format!("rebuilding the index: {reason}"));
         }
-    }
     let walk = match walk {
         Some(w) => w,
         None => walk::walk(&loc.root, &opts.config.files)?,
@@ -150,8 +150,9 @@ pub fn build_with_walk(
     let generation = previous_generation + 1;
 
     store.write(|tx| {
+        let mut postings = PendingPostings::default();
         for (_, id) in &diff.deleted {
-            delete_file(tx, *id)?;
+            delete_file(tx, *id, &mut postings)?;
             report.deleted += 1;
         }
         let mut done = 0usize;
@@ -166,7 +167,7 @@ pub fn build_with_walk(
                     Prepared::Unreadable => {
                         unreadable += 1;
                         if let Some(m) = prev {
-                            delete_file(tx, m.id)?;
+                            delete_file(tx, m.id, &mut postings)?;
                         }
                     }
                     Prepared::Unchanged => {
@@ -182,7 +183,7 @@ pub fn build_with_walk(
                     }
                     Prepared::Skip { hash, reason, lang } => {
                         if let Some(m) = prev {
-                            delete_file(tx, m.id)?;
+                            delete_file(tx, m.id, &mut postings)?;
                         }
                         insert_file_row(
                             tx,
@@ -196,9 +197,9 @@ pub fn build_with_walk(
                     }
                     Prepared::Index(pf) => {
                         if let Some(m) = prev {
-                            delete_file(tx, m.id)?;
+                            delete_file(tx, m.id, &mut postings)?;
                         }
-                        insert_indexed(tx, file, &pf)?;
+                        insert_indexed(tx, file, &pf, &mut postings)?;
                         report.parsed += 1;
                     }
                 }
@@ -208,6 +209,12 @@ pub fn build_with_walk(
                 p(done, total);
             }
         }
+        postings.write(tx)?;
+        let stats = tx.query_row(
+            "SELECT COUNT(*), COALESCE(AVG(len_name), 0), COALESCE(AVG(len_path), 0), COALESCE(AVG(len_body), 0) FROM chunks",
+            [],
+            |r| Ok(CollectionStats { chunks: r.get::<_, i64>(0)? as f64, avg: [r.get(1)?, r.get(2)?, r.get(3)?] }),
+        )?;
         let walk_skipped: BTreeMap<&str, u64> =
             walk.skipped.iter().map(|(r, n)| (r.as_str(), *n)).collect();
         let set = |k: &str, v: &str| {
@@ -217,6 +224,7 @@ pub fn build_with_walk(
             )
             .map(|_| ())
         };
+        set("lexical_stats", &stats.to_meta())?;
         set("fingerprint", &fp)?;
         set("lode_version", lode_core::LODE_VERSION)?;
         set("root", &loc.root.to_string_lossy())?;
@@ -305,9 +313,10 @@ struct PreparedFile {
     lines: u32,
     lossy: bool,
     extract: FileExtract,
-    path_tokens: String,
-    /// Per chunk: (name tokens, body tokens).
-    chunk_tokens: Vec<(String, String)>,
+    /// Per chunk, its terms by field.
+    chunk_terms: Vec<ChunkTerms>,
+    /// The file's distinct terms, `\n`-separated: what its removal must touch.
+    file_terms: String,
 }
 
 enum Prepared {
@@ -357,40 +366,38 @@ fn prepare(
     };
     let extract = lode_parse::extract(lang, &text);
     let lines = lode_parse::LineIndex::new(&text).line_count();
-    let chunk_tokens = extract
+    let path_tokens = tokens::index_text(&file.path);
+    let chunk_terms: Vec<ChunkTerms> = extract
         .chunks
         .iter()
         .map(|c| {
             let mut names = String::new();
             for &s in c.symbol.iter().chain(c.defines.iter()) {
-                tokens::push_tokens(&extract.symbols[s as usize].name, &mut names);
+                names.push_str(&extract.symbols[s as usize].name);
+                names.push(' ');
             }
             let body = &text[c.span.start_byte as usize..c.span.end_byte as usize];
-            (names, tokens::index_text(body))
+            ChunkTerms::from_text(&names, &path_tokens, body)
         })
         .collect();
-    Prepared::Index(Box::new(PreparedFile {
-        hash,
-        lang,
-        lines,
-        lossy,
-        path_tokens: tokens::index_text(&file.path),
-        chunk_tokens,
-        extract,
-    }))
+    let mut distinct: Vec<&str> = chunk_terms.iter().flat_map(|c| c.terms.iter().map(|(t, _)| t.as_str())).collect();
+    distinct.sort_unstable();
+    distinct.dedup();
+    let file_terms = distinct.join("\n");
+    Prepared::Index(Box::new(PreparedFile { hash, lang, lines, lossy, chunk_terms, file_terms, extract }))
 }
 
-fn delete_file(tx: &Transaction, id: i64) -> rusqlite::Result<()> {
-    tx.prepare_cached(
-        "DELETE FROM chunks_fts WHERE rowid IN (SELECT id FROM chunks WHERE file_id = ?1)",
-    )?
-    .execute([id])?;
+fn delete_file(tx: &Transaction, id: i64, postings: &mut PendingPostings) -> rusqlite::Result<()> {
+    let chunks: Vec<i64> = tx
+        .prepare_cached("SELECT id FROM chunks WHERE file_id = ?1")?
+        .query_map([id], |r| r.get(0))?
+        .collect::<rusqlite::Result<_>>()?;
+    let terms: Option<Vec<u8>> = tx.prepare_cached("SELECT terms FROM files WHERE id = ?1")?.query_row([id], |r| r.get(0))?;
+    postings.remove_file(chunks, &String::from_utf8_lossy(&terms.unwrap_or_default()));
     for table in ["chunks", "symbols", "calls", "imports"] {
-        tx.prepare_cached(&format!("DELETE FROM {table} WHERE file_id = ?1"))?
-            .execute([id])?;
+        tx.prepare_cached(&format!("DELETE FROM {table} WHERE file_id = ?1"))?.execute([id])?;
     }
-    tx.prepare_cached("DELETE FROM files WHERE id = ?1")?
-        .execute([id])?;
+    tx.prepare_cached("DELETE FROM files WHERE id = ?1")?.execute([id])?;
     Ok(())
 }
 
@@ -422,7 +429,7 @@ fn insert_file_row(
     Ok(tx.last_insert_rowid())
 }
 
-fn insert_indexed(tx: &Transaction, file: &WalkedFile, pf: &PreparedFile) -> rusqlite::Result<()> {
+fn insert_indexed(tx: &Transaction, file: &WalkedFile, pf: &PreparedFile, postings: &mut PendingPostings) -> rusqlite::Result<()> {
     let ex = &pf.extract;
     let file_id = insert_file_row(
         tx,
@@ -480,12 +487,10 @@ fn insert_indexed(tx: &Transaction, file: &WalkedFile, pf: &PreparedFile) -> rus
         ])?;
     }
     let mut chunk_stmt = tx.prepare_cached(
-        "INSERT INTO chunks(file_id, kind, symbol, start_line, end_line, start_byte, end_byte) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+        "INSERT INTO chunks(file_id, kind, symbol, start_line, end_line, start_byte, end_byte, len_name, len_path, len_body) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
     )?;
-    let mut fts_stmt = tx.prepare_cached(
-        "INSERT INTO chunks_fts(rowid, name, path, body) VALUES (?1, ?2, ?3, ?4)",
-    )?;
-    for (c, (names, body)) in ex.chunks.iter().zip(&pf.chunk_tokens) {
+    for (c, terms) in ex.chunks.iter().zip(&pf.chunk_terms) {
         chunk_stmt.execute(params![
             file_id,
             c.kind.as_str(),
@@ -493,11 +498,14 @@ fn insert_indexed(tx: &Transaction, file: &WalkedFile, pf: &PreparedFile) -> rus
             c.span.start_line,
             c.span.end_line,
             c.span.start_byte,
-            c.span.end_byte
+            c.span.end_byte,
+            terms.len.name,
+            terms.len.path,
+            terms.len.body
         ])?;
-        let chunk_id = tx.last_insert_rowid();
-        fts_stmt.execute(params![chunk_id, names, pf.path_tokens, body])?;
+        postings.add_chunk(tx.last_insert_rowid(), terms);
     }
+    tx.prepare_cached("UPDATE files SET terms = ?1 WHERE id = ?2")?.execute(params![pf.file_terms.as_bytes(), file_id])?;
     Ok(())
 }
 

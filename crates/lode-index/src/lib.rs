@@ -12,8 +12,8 @@
 //!   one SQLite transaction. A change of lode version, schema, extraction
 //!   rules or config writes a new database and switches `CURRENT` to it only
 //!   when it is complete. [`WriterLock`] keeps writers to one at a time.
-//! - [`Index`] reads one committed state: BM25 candidates over code-aware
-//!   [`tokens`], chunks, symbols and statistics.
+//! - [`Index`] reads one committed state: BM25F candidates over code-aware
+//!   [`tokens`] ([`lexical`]), chunks, symbols and statistics.
 //! - [`refresh()`] is what every query calls first: a stat pass, and an
 //!   incremental build when something changed.
 //!
@@ -24,13 +24,14 @@
 //! let config = Config::default();
 //! let (index, freshness) = refresh(&loc, &RefreshOptions::new(&config))?;
 //! let terms = lode_index::tokens::query_terms("parse config");
-//! let hits = index.lexical(&terms, Default::default(), &Default::default(), 10)?;
+//! let hits = index.lexical(&terms, &Default::default(), &Default::default(), 10)?;
 //! assert!(matches!(freshness, Freshness::Fresh | Freshness::Refreshed(_) | Freshness::Stale { .. }));
 //! # let _ = hits;
 //! # Ok::<(), lode_core::Error>(())
 //! ```
 
 mod build;
+pub mod lexical;
 mod location;
 mod reader;
 mod refresh;
@@ -43,7 +44,7 @@ pub use build::{
 };
 pub use location::{IndexLocation, WriterLock};
 pub use reader::{
-    ChunkRow, FieldWeights, FileRow, Filter, Index, IndexStats, LanguageCount, SymbolRow,
+    ChunkRow, FileRow, Filter, Index, IndexStats, LanguageCount, SymbolRow,
 };
 pub use refresh::{Freshness, IndexState, RefreshOptions, refresh, state};
 pub use store::{SCHEMA_VERSION, Store};

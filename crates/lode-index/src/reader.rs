@@ -1,11 +1,13 @@
 //! Reading an index: lexical candidates, chunks, symbols and statistics.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::sync::OnceLock;
 
 use lode_core::{Error, Result};
-use rusqlite::{OptionalExtension, params};
+use rusqlite::OptionalExtension;
 use serde::Serialize;
 
+use crate::lexical::{self, Bm25Params, CollectionStats};
 use crate::location::IndexLocation;
 use crate::store::{Store, sql_err};
 
@@ -13,6 +15,7 @@ use crate::store::{Store, sql_err};
 pub struct Index {
     store: Store,
     pub location: IndexLocation,
+    stats_cache: OnceLock<CollectionStats>,
 }
 
 /// A symbol as stored.
@@ -86,24 +89,6 @@ pub struct IndexStats {
     pub lode_version: String,
 }
 
-/// Lexical field weights: symbol names, path, body.
-#[derive(Clone, Copy, Debug)]
-pub struct FieldWeights {
-    pub name: f64,
-    pub path: f64,
-    pub body: f64,
-}
-
-impl Default for FieldWeights {
-    fn default() -> FieldWeights {
-        FieldWeights {
-            name: 4.0,
-            path: 2.0,
-            body: 1.0,
-        }
-    }
-}
-
 /// Restricts lexical candidates.
 #[derive(Clone, Debug, Default)]
 pub struct Filter {
@@ -140,6 +125,7 @@ impl Index {
         Ok(Index {
             store,
             location: loc.clone(),
+            stats_cache: OnceLock::new(),
         })
     }
 
@@ -151,107 +137,126 @@ impl Index {
         sql_err(self.store.path(), e)
     }
 
-    /// The best chunks for `terms` by BM25 over names, path and body, best first.
-    pub fn lexical(
-        &self,
-        terms: &[String],
-        weights: FieldWeights,
-        filter: &Filter,
-        limit: usize,
-    ) -> Result<Vec<(i64, f64)>> {
-        if terms.is_empty() {
+    /// Collection statistics of the lexical index, read once per open index.
+    fn lexical_stats(&self) -> Result<CollectionStats> {
+        if let Some(s) = self.stats_cache.get() {
+            return Ok(*s);
+        }
+        let text = self.store.meta("lexical_stats")?.unwrap_or_default();
+        let stats = CollectionStats::from_meta(&text).unwrap_or_default();
+        let _ = self.stats_cache.set(stats);
+        Ok(stats)
+    }
+
+    /// The best chunks for `terms` by BM25F over names, path and body, best
+    /// first (ties by chunk id), at most `limit`.
+    pub fn lexical(&self, terms: &[String], params: &Bm25Params, filter: &Filter, limit: usize) -> Result<Vec<(i64, f64)>> {
+        if terms.is_empty() || limit == 0 {
             return Ok(Vec::new());
         }
-        let expr = terms
-            .iter()
-            .map(|t| format!("\"{}\"", t.replace('"', "\"\"")))
-            .collect::<Vec<_>>()
-            .join(" OR ");
-        let mut sql = String::from(
-            "SELECT t.rowid, bm25(chunks_fts, ?2, ?3, ?4) AS score FROM chunks_fts t \
-             JOIN chunks c ON c.id = t.rowid JOIN files f ON f.id = c.file_id WHERE chunks_fts MATCH ?1",
-        );
-        let prefix = filter
-            .path_prefix
-            .as_ref()
-            .map(|p| p.trim_end_matches('/').to_string())
-            .filter(|p| !p.is_empty());
-        if prefix.is_some() {
-            sql.push_str(" AND (f.path = ?6 OR substr(f.path, 1, length(?6) + 1) = ?6 || '/')");
+        let stats = self.lexical_stats()?;
+        let allowed = self.allowed_chunks(filter)?;
+        let mut stmt = self.store.connection().prepare_cached("SELECT df, data FROM postings WHERE term = ?1").map_err(|e| self.err(e))?;
+        // Chunk ids are dense row ids: a flat array beats a hash map here.
+        let max_id: i64 = self
+            .store
+            .connection()
+            .query_row("SELECT COALESCE(MAX(id), 0) FROM chunks", [], |r| r.get(0))
+            .map_err(|e| self.err(e))?;
+        let mut scores = vec![0f64; max_id as usize + 1];
+        let mut touched: Vec<i64> = Vec::new();
+        for term in terms {
+            let row = stmt
+                .query_row([term], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, Vec<u8>>(1)?)))
+                .optional()
+                .map_err(|e| self.err(e))?;
+            let Some((df, blob)) = row else { continue };
+            let idf = params.idf(&stats, df as f64);
+            let ok = lexical::decode(&blob, |p| {
+                let slot = p.chunk as usize;
+                if slot < scores.len() && allowed.as_ref().is_none_or(|a| a.contains(&p.chunk)) {
+                    if scores[slot] == 0.0 {
+                        touched.push(p.chunk);
+                    }
+                    scores[slot] += params.score(&stats, idf, &p);
+                }
+            });
+            if ok.is_none() {
+                return Err(Error::IndexCorrupt { path: self.store.path().to_path_buf(), reason: format!("damaged postings for {term:?}") });
+            }
         }
-        if !filter.languages.is_empty() {
-            let list = filter
-                .languages
-                .iter()
-                .map(|l| format!("'{}'", l.replace('\'', "")))
-                .collect::<Vec<_>>()
-                .join(",");
-            sql.push_str(&format!(" AND f.lang IN ({list})"));
+        let mut ranked: Vec<(i64, f64)> = touched.into_iter().map(|id| (id, scores[id as usize])).collect();
+        let by_score = |a: &(i64, f64), b: &(i64, f64)| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0));
+        if ranked.len() > limit {
+            ranked.select_nth_unstable_by(limit - 1, by_score);
+            ranked.truncate(limit);
         }
-        sql.push_str(" ORDER BY score, t.rowid LIMIT ?5");
+        ranked.sort_by(by_score);
+        Ok(ranked)
+    }
+
+    /// The chunks a filter admits, or `None` when it admits all.
+    fn allowed_chunks(&self, filter: &Filter) -> Result<Option<HashSet<i64>>> {
+        if filter.path_prefix.is_none() && filter.languages.is_empty() {
+            return Ok(None);
+        }
+        let paths: HashSet<String> = self.indexed_paths(filter)?.into_iter().collect();
         let mut stmt = self
             .store
             .connection()
-            .prepare_cached(&sql)
+            .prepare_cached("SELECT c.id, f.path FROM chunks c JOIN files f ON f.id = c.file_id")
             .map_err(|e| self.err(e))?;
-        let map = |r: &rusqlite::Row| Ok((r.get::<_, i64>(0)?, -r.get::<_, f64>(1)?));
-        let rows = match &prefix {
-            Some(p) => stmt.query_map(
-                params![
-                    expr,
-                    weights.name,
-                    weights.path,
-                    weights.body,
-                    limit as i64,
-                    p
-                ],
-                map,
-            ),
-            None => stmt.query_map(
-                params![expr, weights.name, weights.path, weights.body, limit as i64],
-                map,
-            ),
+        let rows = stmt.query_map([], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?))).map_err(|e| self.err(e))?;
+        let mut out = HashSet::new();
+        for row in rows {
+            let (id, path) = row.map_err(|e| self.err(e))?;
+            if paths.contains(&path) {
+                out.insert(id);
+            }
         }
-        .map_err(|e| self.err(e))?;
-        rows.collect::<rusqlite::Result<Vec<_>>>()
-            .map_err(|e| self.err(e))
+        Ok(Some(out))
     }
 
     /// Chunks by id, in the order given; ids that no longer exist are left out.
     pub fn chunks(&self, ids: &[i64]) -> Result<Vec<ChunkRow>> {
+        if ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        // One statement for all ids (integers, so the list is safe to inline).
+        let list = ids.iter().map(i64::to_string).collect::<Vec<_>>().join(",");
         let mut stmt = self
             .store
             .connection()
-            .prepare_cached(&format!(
+            .prepare(&format!(
                 "SELECT c.id, f.path, f.lang, c.kind, c.start_line, c.end_line, c.start_byte, c.end_byte, {SYMBOL_COLUMNS} \
-                 FROM chunks c JOIN files f ON f.id = c.file_id LEFT JOIN symbols s ON s.id = c.symbol WHERE c.id = ?1"
+                 FROM chunks c JOIN files f ON f.id = c.file_id LEFT JOIN symbols s ON s.id = c.symbol WHERE c.id IN ({list})"
             ))
             .map_err(|e| self.err(e))?;
-        let mut out = Vec::with_capacity(ids.len());
-        for &id in ids {
-            let row = stmt
-                .query_row([id], |r| {
-                    let symbol = match r.get::<_, Option<i64>>(8)? {
-                        Some(_) => Some(symbol_row(r, 8)?),
-                        None => None,
-                    };
-                    Ok(ChunkRow {
-                        id: r.get(0)?,
-                        path: r.get(1)?,
-                        lang: r.get(2)?,
-                        kind: r.get(3)?,
-                        start_line: r.get(4)?,
-                        end_line: r.get(5)?,
-                        start_byte: r.get(6)?,
-                        end_byte: r.get(7)?,
-                        symbol,
-                    })
+        let rows = stmt
+            .query_map([], |r| {
+                let symbol = match r.get::<_, Option<i64>>(8)? {
+                    Some(_) => Some(symbol_row(r, 8)?),
+                    None => None,
+                };
+                Ok(ChunkRow {
+                    id: r.get(0)?,
+                    path: r.get(1)?,
+                    lang: r.get(2)?,
+                    kind: r.get(3)?,
+                    start_line: r.get(4)?,
+                    end_line: r.get(5)?,
+                    start_byte: r.get(6)?,
+                    end_byte: r.get(7)?,
+                    symbol,
                 })
-                .optional()
-                .map_err(|e| self.err(e))?;
-            out.extend(row);
+            })
+            .map_err(|e| self.err(e))?;
+        let mut by_id: HashMap<i64, ChunkRow> = HashMap::with_capacity(ids.len());
+        for row in rows {
+            let row = row.map_err(|e| self.err(e))?;
+            by_id.insert(row.id, row);
         }
-        Ok(out)
+        Ok(ids.iter().filter_map(|id| by_id.remove(id)).collect())
     }
 
     /// A file's row, if the index has it.

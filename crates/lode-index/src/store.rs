@@ -1,8 +1,8 @@
 //! The SQLite database behind an index: schema, metadata, and row access.
 //!
 //! One database file holds everything of one generation lineage: files,
-//! symbols, chunks, call sites, imports, and an FTS5 table over the chunks'
-//! code-aware tokens. It runs in WAL mode, so readers see the last committed
+//! symbols, chunks, call sites, imports, and the lexical postings (one blob
+//! per term, see `lexical`). It runs in WAL mode, so readers see the last committed
 //! state while a writer works, and a killed writer leaves nothing half-done.
 
 use std::collections::HashMap;
@@ -12,7 +12,7 @@ use lode_core::{Error, Result};
 use rusqlite::{Connection, OpenFlags, OptionalExtension, params};
 
 /// Bump when the schema changes; an index of another version is rebuilt.
-pub const SCHEMA_VERSION: u32 = 1;
+pub const SCHEMA_VERSION: u32 = 2;
 
 const SCHEMA: &str = r#"
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -27,7 +27,8 @@ CREATE TABLE files (
     lossy INTEGER NOT NULL,
     parse_errors INTEGER NOT NULL,
     parse_failed INTEGER NOT NULL,
-    skip_reason TEXT
+    skip_reason TEXT,
+    terms BLOB
 );
 CREATE TABLE symbols (
     id INTEGER PRIMARY KEY,
@@ -70,14 +71,13 @@ CREATE TABLE chunks (
     start_line INTEGER NOT NULL,
     end_line INTEGER NOT NULL,
     start_byte INTEGER NOT NULL,
-    end_byte INTEGER NOT NULL
+    end_byte INTEGER NOT NULL,
+    len_name INTEGER NOT NULL,
+    len_path INTEGER NOT NULL,
+    len_body INTEGER NOT NULL
 );
 CREATE INDEX chunks_file ON chunks(file_id);
-CREATE VIRTUAL TABLE chunks_fts USING fts5(
-    name, path, body,
-    content='', contentless_delete=1,
-    tokenize="unicode61 remove_diacritics 0 tokenchars '_'"
-);
+CREATE TABLE postings (term TEXT PRIMARY KEY, df INTEGER NOT NULL, data BLOB NOT NULL) WITHOUT ROWID;
 "#;
 
 /// A file as the index last saw it.

@@ -3,10 +3,11 @@
 use std::collections::HashMap;
 
 use lode_core::Result;
-use lode_index::{ChunkRow, FieldWeights, Filter, Index, tokens};
+use lode_index::lexical::Bm25Params;
+use lode_index::{ChunkRow, Filter, Index, tokens};
 use serde::Serialize;
 
-use crate::source::{clip, read_lines};
+use crate::source::{clip, read_range_lines};
 
 /// How a search runs.
 #[derive(Clone, Debug)]
@@ -60,7 +61,7 @@ const MIN_POOL: usize = 100;
 pub fn search(index: &Index, query: &str, opts: &SearchOptions) -> Result<SearchResults> {
     let terms = tokens::query_terms(query);
     let pool = (opts.top_k * POOL_FACTOR).max(MIN_POOL);
-    let candidates = index.lexical(&terms, FieldWeights::default(), &opts.filter, pool)?;
+    let candidates = index.lexical(&terms, &Bm25Params::default(), &opts.filter, pool)?;
     let ids: Vec<i64> = candidates.iter().map(|(id, _)| *id).collect();
     let scores: HashMap<i64, f64> = candidates.iter().copied().collect();
     let chunks = index.chunks(&ids)?;
@@ -105,18 +106,11 @@ fn sort(scored: &mut [(f64, ChunkRow)]) {
 }
 
 fn to_hit(index: &Index, c: ChunkRow, score: f64, snippet_lines: usize) -> SearchHit {
-    let end = c
-        .end_line
-        .min(c.start_line + snippet_lines.saturating_sub(1) as u32);
-    let snippet = if snippet_lines == 0 {
-        String::new()
-    } else {
-        read_lines(&index.location.root, &c.path, c.start_line, end)
-            .into_iter()
-            .map(|(_, l)| clip(&l, 200))
-            .collect::<Vec<_>>()
-            .join("\n")
-    };
+    let snippet = read_range_lines(&index.location.root, &c.path, c.start_byte, c.end_byte, snippet_lines)
+        .iter()
+        .map(|l| clip(l, 200))
+        .collect::<Vec<_>>()
+        .join("\n");
     let (symbol, kind, container) = match c.symbol {
         Some(s) => (Some(s.name), s.kind, s.container),
         None => (None, c.kind, None),

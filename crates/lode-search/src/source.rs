@@ -2,18 +2,26 @@
 
 use std::path::Path;
 
-/// Lines `start..=end` (1-based) of a file, lossily decoded; empty when unreadable.
-pub fn read_lines(root: &Path, path: &str, start: u32, end: u32) -> Vec<(u32, String)> {
-    let Ok(bytes) = std::fs::read(root.join(path)) else {
+/// The first `max_lines` lines of a byte range of a file, read without
+/// loading the whole file; empty when unreadable.
+pub fn read_range_lines(root: &Path, path: &str, start_byte: u32, end_byte: u32, max_lines: usize) -> Vec<String> {
+    use std::io::{Read, Seek, SeekFrom};
+    let Ok(mut f) = std::fs::File::open(root.join(path)) else { return Vec::new() };
+    // Snippet lines are clipped to 200 characters, so a bounded read suffices.
+    let want = (end_byte.saturating_sub(start_byte) as usize).min(max_lines * 1024);
+    let mut buf = vec![0u8; want];
+    if f.seek(SeekFrom::Start(u64::from(start_byte))).is_err() {
         return Vec::new();
-    };
-    let text = String::from_utf8_lossy(&bytes);
-    text.lines()
-        .enumerate()
-        .skip(start.saturating_sub(1) as usize)
-        .take((end + 1).saturating_sub(start) as usize)
-        .map(|(i, l)| (i as u32 + 1, l.to_string()))
-        .collect()
+    }
+    let mut filled = 0;
+    while filled < want {
+        match f.read(&mut buf[filled..]) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => filled += n,
+        }
+    }
+    buf.truncate(filled);
+    String::from_utf8_lossy(&buf).lines().take(max_lines).map(str::to_string).collect()
 }
 
 /// Shortens a line for display, at a character boundary.

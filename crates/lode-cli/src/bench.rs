@@ -1,0 +1,230 @@
+//! `lode bench index`: indexing throughput, peak memory, warm query latency
+//! and chunk sizes, measured in one process on a fresh temporary cache.
+
+use std::path::Path;
+use std::time::Instant;
+
+use lode_core::{Config, Error, Result};
+use lode_index::{BuildOptions, Index, IndexLocation};
+use lode_search::{GrepOptions, SearchOptions};
+use serde::Serialize;
+
+use crate::cli::Common;
+
+/// Natural-language queries of the kind agents ask, independent of any repository.
+const SENTENCES: &[&str] = &[
+    "parse configuration file",
+    "error handling when the request fails",
+    "retry with exponential backoff",
+    "read a file from disk",
+    "http client request",
+    "cache invalidation",
+    "command line arguments",
+    "serialize to json",
+    "authentication token",
+    "database connection pool",
+    "logging setup",
+    "walk the directory tree",
+    "convert string to integer",
+    "thread pool worker",
+    "unit test helpers",
+    "format error message",
+    "schedule a timer",
+    "hash map lookup",
+    "validate user input",
+    "diff two trees",
+];
+
+const PATTERNS: &[&str] = &[r"fn \w+_config", r"TODO|FIXME", r"func \(\w+ \*\w+\) \w+", r"impl\b.*\bfor\b", r"return nil, err", r"\berror\b"];
+
+#[derive(Serialize)]
+struct Percentiles {
+    p50_ms: f64,
+    p95_ms: f64,
+    mean_ms: f64,
+    n: usize,
+}
+
+fn percentiles(mut v: Vec<f64>) -> Percentiles {
+    v.sort_by(f64::total_cmp);
+    let at = |q: f64| v.get(((v.len() as f64 - 1.0) * q).round() as usize).copied().unwrap_or(0.0);
+    Percentiles { p50_ms: at(0.5), p95_ms: at(0.95), mean_ms: v.iter().sum::<f64>() / v.len().max(1) as f64, n: v.len() }
+}
+
+#[derive(Serialize)]
+struct ChunkSizes {
+    count: u64,
+    mean_bytes: f64,
+    p50_bytes: u64,
+    p90_bytes: u64,
+    p99_bytes: u64,
+    max_bytes: u64,
+    mean_lines: f64,
+    over_hard_cap: u64,
+}
+
+#[derive(Serialize)]
+struct BenchReport {
+    root: String,
+    files: u64,
+    bytes: u64,
+    lines: u64,
+    chunks: u64,
+    symbols: u64,
+    index_s: f64,
+    files_per_s: f64,
+    mb_per_s: f64,
+    peak_rss_mb: f64,
+    index_disk_mb: f64,
+    search_symbol: Percentiles,
+    search_sentence: Percentiles,
+    grep: Percentiles,
+    chunk_sizes: ChunkSizes,
+}
+
+/// Peak resident set size of this process, from /proc (Linux); 0 elsewhere.
+fn peak_rss_mb() -> f64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| s.lines().find(|l| l.starts_with("VmHWM:")).and_then(|l| l.split_whitespace().nth(1)?.parse::<f64>().ok()))
+        .map_or(0.0, |kb| kb / 1024.0)
+}
+
+pub fn index(common: Common, path: &Path, queries: usize) -> Result<u8> {
+    let tmp = std::env::temp_dir().join(format!("lode-bench-{}", std::process::id()));
+    let result = run(&common, path, queries, &tmp);
+    let _ = std::fs::remove_dir_all(&tmp);
+    let report = result?;
+    if common.json {
+        println!("{}", lode_search::render::json("bench", &report, Vec::new()));
+    } else {
+        let c = &report.chunk_sizes;
+        println!(
+            "{}\n{} files, {:.1} MB, {} lines → {} chunks, {} symbols\nindex: {:.2} s ({:.0} files/s, {:.1} MB/s), peak RSS {:.0} MB, index {:.1} MB on disk\n\
+             search (identifier): p50 {:.2} ms  p95 {:.2} ms  (n={})\nsearch (sentence):   p50 {:.2} ms  p95 {:.2} ms  (n={})\n\
+             grep:                p50 {:.2} ms  p95 {:.2} ms  (n={})\nchunks: mean {:.0} B, p50 {} B, p90 {} B, p99 {} B, max {} B, mean {:.1} lines, {} over the hard cap",
+            report.root,
+            report.files,
+            report.bytes as f64 / 1e6,
+            report.lines,
+            report.chunks,
+            report.symbols,
+            report.index_s,
+            report.files_per_s,
+            report.mb_per_s,
+            report.peak_rss_mb,
+            report.index_disk_mb,
+            report.search_symbol.p50_ms,
+            report.search_symbol.p95_ms,
+            report.search_symbol.n,
+            report.search_sentence.p50_ms,
+            report.search_sentence.p95_ms,
+            report.search_sentence.n,
+            report.grep.p50_ms,
+            report.grep.p95_ms,
+            report.grep.n,
+            c.mean_bytes,
+            c.p50_bytes,
+            c.p90_bytes,
+            c.p99_bytes,
+            c.max_bytes,
+            c.mean_lines,
+            c.over_hard_cap
+        );
+    }
+    Ok(0)
+}
+
+fn run(common: &Common, path: &Path, queries: usize, tmp: &Path) -> Result<BenchReport> {
+    let config = match &common.config {
+        Some(p) => Config::load(p)?,
+        None => Config::default(),
+    };
+    let loc = IndexLocation::resolve(path, Some(tmp))?;
+    let started = Instant::now();
+    let report = lode_index::build(&loc, &BuildOptions { config: &config, wait_for_lock: false, progress: None, note: &|_| {} })?;
+    let index_s = started.elapsed().as_secs_f64();
+    let peak = peak_rss_mb();
+    let index = Index::open(&loc)?;
+    let conn = index.store().connection();
+    let q = |sql: &str| conn.query_row(sql, [], |r| r.get::<_, i64>(0)).map(|n| n as u64).map_err(|e| Error::BadQuery(e.to_string()));
+    let bytes = q("SELECT COALESCE(SUM(size), 0) FROM files WHERE skip_reason IS NULL")?;
+    let lines = q("SELECT COALESCE(SUM(lines), 0) FROM files WHERE skip_reason IS NULL")?;
+
+    // Identifier queries: symbol names spread evenly over the index.
+    let names: Vec<String> = {
+        let mut stmt = conn
+            .prepare("SELECT name FROM symbols WHERE length(name) > 3 ORDER BY id")
+            .map_err(|e| Error::BadQuery(e.to_string()))?;
+        let all: Vec<String> = stmt
+            .query_map([], |r| r.get(0))
+            .map_err(|e| Error::BadQuery(e.to_string()))?
+            .filter_map(|r| r.ok())
+            .collect();
+        let step = (all.len() / queries.max(1)).max(1);
+        all.into_iter().step_by(step).take(queries).collect()
+    };
+    let opts = SearchOptions::default();
+    let time = |f: &mut dyn FnMut() -> Result<()>| -> Result<f64> {
+        let t = Instant::now();
+        f()?;
+        Ok(t.elapsed().as_secs_f64() * 1000.0)
+    };
+    // One untimed pass warms the page cache and SQLite's statement cache.
+    for n in names.iter().take(5) {
+        lode_search::search(&index, n, &opts)?;
+    }
+    let mut symbol_ms = Vec::new();
+    for n in &names {
+        symbol_ms.push(time(&mut || lode_search::search(&index, n, &opts).map(|_| ()))?);
+    }
+    let mut sentence_ms = Vec::new();
+    for _ in 0..(queries / SENTENCES.len()).max(1) {
+        for s in SENTENCES {
+            sentence_ms.push(time(&mut || lode_search::search(&index, s, &opts).map(|_| ()))?);
+        }
+    }
+    let mut grep_ms = Vec::new();
+    for p in PATTERNS {
+        grep_ms.push(time(&mut || lode_search::grep(&index, p, &GrepOptions::default()).map(|_| ()))?);
+    }
+
+    let mut sizes: Vec<u64> = {
+        let mut stmt = conn.prepare("SELECT end_byte - start_byte FROM chunks").map_err(|e| Error::BadQuery(e.to_string()))?;
+        stmt.query_map([], |r| r.get::<_, i64>(0)).map_err(|e| Error::BadQuery(e.to_string()))?.filter_map(|r| r.ok()).map(|n| n as u64).collect()
+    };
+    sizes.sort_unstable();
+    let pct = |p: f64| sizes.get(((sizes.len() as f64 - 1.0) * p).round() as usize).copied().unwrap_or(0);
+    let total_lines = q("SELECT COALESCE(SUM(end_line - start_line + 1), 0) FROM chunks")?;
+    let chunk_sizes = ChunkSizes {
+        count: sizes.len() as u64,
+        mean_bytes: sizes.iter().sum::<u64>() as f64 / sizes.len().max(1) as f64,
+        p50_bytes: pct(0.5),
+        p90_bytes: pct(0.9),
+        p99_bytes: pct(0.99),
+        max_bytes: sizes.last().copied().unwrap_or(0),
+        mean_lines: total_lines as f64 / sizes.len().max(1) as f64,
+        over_hard_cap: sizes.iter().filter(|&&s| s > lode_parse_hard_cap()).count() as u64,
+    };
+    Ok(BenchReport {
+        root: loc.root.display().to_string(),
+        files: report.files,
+        bytes,
+        lines,
+        chunks: report.chunks,
+        symbols: report.symbols,
+        index_s,
+        files_per_s: report.files as f64 / index_s,
+        mb_per_s: bytes as f64 / 1e6 / index_s,
+        peak_rss_mb: peak,
+        index_disk_mb: index.disk_bytes() as f64 / 1e6,
+        search_symbol: percentiles(symbol_ms),
+        search_sentence: percentiles(sentence_ms),
+        grep: percentiles(grep_ms),
+        chunk_sizes,
+    })
+}
+
+fn lode_parse_hard_cap() -> u64 {
+    lode_parse::HARD_CAP_BYTES as u64
+}
