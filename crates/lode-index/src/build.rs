@@ -16,7 +16,7 @@ use crate::tokens;
 use crate::walk::{self, SkipReason, WalkReport, WalkedFile};
 
 /// Files parsed per batch: bounds the memory of a large first build.
-const BATCH: usize = 1024;
+const BATCH: usize = 256;
 
 /// What a build is asked to do.
 pub struct BuildOptions<'a> {
@@ -125,9 +125,10 @@ pub fn build_with_walk(
     let fp = fingerprint(opts.config);
     let (mut store, rebuilt) = open_or_create(loc, &fp)?;
     if let Some(reason) = &rebuilt
-        && reason != "first build" {
-            (opts.note)(&format!("rebuilding the index: {reason}"));
-        }
+        && reason != "first build"
+    {
+        (opts.note)(&format!("rebuilding the index: {reason}"));
+    }
     let walk = match walk {
         Some(w) => w,
         None => walk::walk(&loc.root, &opts.config.files)?,
@@ -156,11 +157,21 @@ pub fn build_with_walk(
             report.deleted += 1;
         }
         let mut done = 0usize;
-        for batch in diff.changed.chunks(BATCH) {
-            let prepared: Vec<Prepared> = batch
-                .par_iter()
-                .map(|f| prepare(f, manifest.get(&f.path), &selected, vendored))
-                .collect();
+        // Parsing the next batch overlaps writing this one: a producer thread
+        // prepares batches in parallel, this thread writes them in order.
+        let (sender, batches) = std::sync::mpsc::sync_channel::<Vec<Prepared>>(1);
+        let (changed, manifest_ref, selected_ref) = (&diff.changed, &manifest, &selected);
+        std::thread::scope(|scope| -> rusqlite::Result<()> {
+        scope.spawn(move || {
+            for batch in changed.chunks(BATCH) {
+                let prepared: Vec<Prepared> =
+                    batch.par_iter().map(|f| prepare(f, manifest_ref.get(&f.path), selected_ref, vendored)).collect();
+                if sender.send(prepared).is_err() {
+                    break; // the writer stopped on an error
+                }
+            }
+        });
+        for (batch, prepared) in diff.changed.chunks(BATCH).zip(batches) {
             for (file, p) in batch.iter().zip(prepared) {
                 let prev = manifest.get(&file.path);
                 match p {
@@ -209,6 +220,8 @@ pub fn build_with_walk(
                 p(done, total);
             }
         }
+        Ok(())
+        })?;
         postings.write(tx)?;
         let stats = tx.query_row(
             "SELECT COUNT(*), COALESCE(AVG(len_name), 0), COALESCE(AVG(len_path), 0), COALESCE(AVG(len_body), 0) FROM chunks",
@@ -380,11 +393,22 @@ fn prepare(
             ChunkTerms::from_text(&names, &path_tokens, body)
         })
         .collect();
-    let mut distinct: Vec<&str> = chunk_terms.iter().flat_map(|c| c.terms.iter().map(|(t, _)| t.as_str())).collect();
+    let mut distinct: Vec<&str> = chunk_terms
+        .iter()
+        .flat_map(|c| c.terms.iter().map(|(t, _)| t.as_str()))
+        .collect();
     distinct.sort_unstable();
     distinct.dedup();
     let file_terms = distinct.join("\n");
-    Prepared::Index(Box::new(PreparedFile { hash, lang, lines, lossy, chunk_terms, file_terms, extract }))
+    Prepared::Index(Box::new(PreparedFile {
+        hash,
+        lang,
+        lines,
+        lossy,
+        chunk_terms,
+        file_terms,
+        extract,
+    }))
 }
 
 fn delete_file(tx: &Transaction, id: i64, postings: &mut PendingPostings) -> rusqlite::Result<()> {
@@ -392,12 +416,16 @@ fn delete_file(tx: &Transaction, id: i64, postings: &mut PendingPostings) -> rus
         .prepare_cached("SELECT id FROM chunks WHERE file_id = ?1")?
         .query_map([id], |r| r.get(0))?
         .collect::<rusqlite::Result<_>>()?;
-    let terms: Option<Vec<u8>> = tx.prepare_cached("SELECT terms FROM files WHERE id = ?1")?.query_row([id], |r| r.get(0))?;
+    let terms: Option<Vec<u8>> = tx
+        .prepare_cached("SELECT terms FROM files WHERE id = ?1")?
+        .query_row([id], |r| r.get(0))?;
     postings.remove_file(chunks, &String::from_utf8_lossy(&terms.unwrap_or_default()));
     for table in ["chunks", "symbols", "calls", "imports"] {
-        tx.prepare_cached(&format!("DELETE FROM {table} WHERE file_id = ?1"))?.execute([id])?;
+        tx.prepare_cached(&format!("DELETE FROM {table} WHERE file_id = ?1"))?
+            .execute([id])?;
     }
-    tx.prepare_cached("DELETE FROM files WHERE id = ?1")?.execute([id])?;
+    tx.prepare_cached("DELETE FROM files WHERE id = ?1")?
+        .execute([id])?;
     Ok(())
 }
 
@@ -429,7 +457,12 @@ fn insert_file_row(
     Ok(tx.last_insert_rowid())
 }
 
-fn insert_indexed(tx: &Transaction, file: &WalkedFile, pf: &PreparedFile, postings: &mut PendingPostings) -> rusqlite::Result<()> {
+fn insert_indexed(
+    tx: &Transaction,
+    file: &WalkedFile,
+    pf: &PreparedFile,
+    postings: &mut PendingPostings,
+) -> rusqlite::Result<()> {
     let ex = &pf.extract;
     let file_id = insert_file_row(
         tx,
@@ -505,7 +538,8 @@ fn insert_indexed(tx: &Transaction, file: &WalkedFile, pf: &PreparedFile, postin
         ])?;
         postings.add_chunk(tx.last_insert_rowid(), terms);
     }
-    tx.prepare_cached("UPDATE files SET terms = ?1 WHERE id = ?2")?.execute(params![pf.file_terms.as_bytes(), file_id])?;
+    tx.prepare_cached("UPDATE files SET terms = ?1 WHERE id = ?2")?
+        .execute(params![pf.file_terms.as_bytes(), file_id])?;
     Ok(())
 }
 

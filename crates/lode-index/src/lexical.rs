@@ -55,14 +55,19 @@ impl ChunkTerms {
             map.entry(t).or_default().body += 1;
             len.body += 1;
         }
-        let mut terms: Vec<(String, FieldCounts)> = map.into_iter().map(|(t, c)| (t.to_string(), c)).collect();
+        let mut terms: Vec<(String, FieldCounts)> =
+            map.into_iter().map(|(t, c)| (t.to_string(), c)).collect();
         terms.sort_by(|a, b| a.0.cmp(&b.0));
         ChunkTerms { len, terms }
     }
 
     /// The chunk's tokens for text: the names it defines, the file path, its body.
     pub fn from_text(names: &str, path_tokens: &str, body: &str) -> ChunkTerms {
-        ChunkTerms::new(&tokens::index_text(names), path_tokens, &tokens::index_text(body))
+        ChunkTerms::new(
+            &tokens::index_text(names),
+            path_tokens,
+            &tokens::index_text(body),
+        )
     }
 }
 
@@ -98,7 +103,9 @@ pub fn encode(postings: &[Posting]) -> Vec<u8> {
     for p in postings {
         put_varint(&mut out, (p.chunk - prev) as u64);
         prev = p.chunk;
-        for v in [p.tf.name, p.tf.path, p.tf.body, p.len.name, p.len.path, p.len.body] {
+        for v in [
+            p.tf.name, p.tf.path, p.tf.body, p.len.name, p.len.path, p.len.body,
+        ] {
             put_varint(&mut out, u64::from(v));
         }
     }
@@ -117,8 +124,16 @@ pub fn decode(data: &[u8], mut f: impl FnMut(Posting)) -> Option<()> {
         }
         f(Posting {
             chunk,
-            tf: FieldCounts { name: v[0], path: v[1], body: v[2] },
-            len: FieldCounts { name: v[3], path: v[4], body: v[5] },
+            tf: FieldCounts {
+                name: v[0],
+                path: v[1],
+                body: v[2],
+            },
+            len: FieldCounts {
+                name: v[3],
+                path: v[4],
+                body: v[5],
+            },
         });
     }
     Some(())
@@ -137,28 +152,46 @@ pub struct PendingPostings {
 impl PendingPostings {
     pub fn add_chunk(&mut self, chunk: i64, terms: &ChunkTerms) {
         for (t, tf) in &terms.terms {
-            self.map.entry(t.clone()).or_default().push(Posting { chunk, tf: *tf, len: terms.len });
+            self.map.entry(t.clone()).or_default().push(Posting {
+                chunk,
+                tf: *tf,
+                len: terms.len,
+            });
         }
     }
 
     /// Records a file's removal: its chunk ids and its distinct terms.
     pub fn remove_file(&mut self, chunks: impl IntoIterator<Item = i64>, terms: &str) {
         self.removed_chunks.extend(chunks);
-        self.removed_terms.extend(terms.split('\n').filter(|t| !t.is_empty()).map(str::to_string));
+        self.removed_terms.extend(
+            terms
+                .split('\n')
+                .filter(|t| !t.is_empty())
+                .map(str::to_string),
+        );
     }
 
     /// Rewrites the postings of every affected term.
     pub fn write(self, tx: &Transaction) -> rusqlite::Result<()> {
-        let PendingPostings { mut map, removed_chunks, removed_terms } = self;
+        let PendingPostings {
+            mut map,
+            removed_chunks,
+            removed_terms,
+        } = self;
         let mut affected: Vec<String> = map.keys().cloned().chain(removed_terms).collect();
         affected.sort();
         affected.dedup();
         let mut read = tx.prepare_cached("SELECT data FROM postings WHERE term = ?1")?;
-        let mut upsert = tx.prepare_cached("INSERT OR REPLACE INTO postings(term, df, data) VALUES (?1, ?2, ?3)")?;
+        let mut upsert = tx.prepare_cached(
+            "INSERT OR REPLACE INTO postings(term, df, data) VALUES (?1, ?2, ?3)",
+        )?;
         let mut delete = tx.prepare_cached("DELETE FROM postings WHERE term = ?1")?;
         for term in affected {
             let mut list: Vec<Posting> = Vec::new();
-            if let Some(blob) = read.query_row([&term], |r| r.get::<_, Vec<u8>>(0)).optional()? {
+            if let Some(blob) = read
+                .query_row([&term], |r| r.get::<_, Vec<u8>>(0))
+                .optional()?
+            {
                 // A damaged blob loses its old postings; the rest of the build goes on.
                 let _ = decode(&blob, |p| {
                     if !removed_chunks.contains(&p.chunk) {
@@ -189,12 +222,21 @@ pub struct CollectionStats {
 
 impl CollectionStats {
     pub fn to_meta(&self) -> String {
-        format!("{} {} {} {}", self.chunks, self.avg[0], self.avg[1], self.avg[2])
+        format!(
+            "{} {} {} {}",
+            self.chunks, self.avg[0], self.avg[1], self.avg[2]
+        )
     }
 
     pub fn from_meta(s: &str) -> Option<CollectionStats> {
-        let v: Vec<f64> = s.split_whitespace().map(|x| x.parse().ok()).collect::<Option<_>>()?;
-        (v.len() == 4).then(|| CollectionStats { chunks: v[0], avg: [v[1], v[2], v[3]] })
+        let v: Vec<f64> = s
+            .split_whitespace()
+            .map(|x| x.parse().ok())
+            .collect::<Option<_>>()?;
+        (v.len() == 4).then(|| CollectionStats {
+            chunks: v[0],
+            avg: [v[1], v[2], v[3]],
+        })
     }
 }
 
@@ -210,7 +252,11 @@ pub struct Bm25Params {
 
 impl Default for Bm25Params {
     fn default() -> Bm25Params {
-        Bm25Params { k1: 1.2, weight: [3.0, 1.5, 1.0], b: [0.5, 0.5, 0.75] }
+        Bm25Params {
+            k1: 1.2,
+            weight: [3.0, 1.5, 1.0],
+            b: [0.5, 0.5, 0.75],
+        }
     }
 }
 
@@ -244,35 +290,110 @@ mod tests {
     #[test]
     fn postings_round_trip() {
         let ps = vec![
-            Posting { chunk: 3, tf: FieldCounts { name: 1, path: 0, body: 4 }, len: FieldCounts { name: 2, path: 5, body: 300 } },
-            Posting { chunk: 90_000, tf: FieldCounts { name: 0, path: 2, body: 70_000 }, len: FieldCounts { name: 0, path: 5, body: 70_001 } },
+            Posting {
+                chunk: 3,
+                tf: FieldCounts {
+                    name: 1,
+                    path: 0,
+                    body: 4,
+                },
+                len: FieldCounts {
+                    name: 2,
+                    path: 5,
+                    body: 300,
+                },
+            },
+            Posting {
+                chunk: 90_000,
+                tf: FieldCounts {
+                    name: 0,
+                    path: 2,
+                    body: 70_000,
+                },
+                len: FieldCounts {
+                    name: 0,
+                    path: 5,
+                    body: 70_001,
+                },
+            },
         ];
         let blob = encode(&ps);
         let mut back = Vec::new();
         decode(&blob, |p| back.push(p)).unwrap();
         assert_eq!(back, ps);
-        assert!(decode(&blob[..blob.len() - 1], |_| {}).is_none(), "a truncated blob is detected");
+        assert!(
+            decode(&blob[..blob.len() - 1], |_| {}).is_none(),
+            "a truncated blob is detected"
+        );
     }
 
     #[test]
     fn chunk_terms_count_per_field() {
-        let t = ChunkTerms::new("parse_config parse config", "src config rs", "config x config");
+        let t = ChunkTerms::new(
+            "parse_config parse config",
+            "src config rs",
+            "config x config",
+        );
         let config = t.terms.iter().find(|(t, _)| t == "config").unwrap().1;
-        assert_eq!(config, FieldCounts { name: 1, path: 1, body: 2 });
-        assert_eq!(t.len, FieldCounts { name: 3, path: 3, body: 3 });
+        assert_eq!(
+            config,
+            FieldCounts {
+                name: 1,
+                path: 1,
+                body: 2
+            }
+        );
+        assert_eq!(
+            t.len,
+            FieldCounts {
+                name: 3,
+                path: 3,
+                body: 3
+            }
+        );
     }
 
     #[test]
     fn bm25_prefers_rarer_terms_names_and_shorter_chunks() {
         let p = Bm25Params::default();
-        let stats = CollectionStats { chunks: 1000.0, avg: [2.0, 4.0, 100.0] };
+        let stats = CollectionStats {
+            chunks: 1000.0,
+            avg: [2.0, 4.0, 100.0],
+        };
         assert!(p.idf(&stats, 5.0) > p.idf(&stats, 500.0));
-        assert!(p.idf(&stats, 999.0) > 0.0, "common terms still count a little");
-        let body = |tf, len| Posting { chunk: 1, tf: FieldCounts { name: 0, path: 0, body: tf }, len: FieldCounts { name: 2, path: 4, body: len } };
+        assert!(
+            p.idf(&stats, 999.0) > 0.0,
+            "common terms still count a little"
+        );
+        let body = |tf, len| Posting {
+            chunk: 1,
+            tf: FieldCounts {
+                name: 0,
+                path: 0,
+                body: tf,
+            },
+            len: FieldCounts {
+                name: 2,
+                path: 4,
+                body: len,
+            },
+        };
         let idf = p.idf(&stats, 10.0);
         assert!(p.score(&stats, idf, &body(1, 50)) > p.score(&stats, idf, &body(1, 400)));
         assert!(p.score(&stats, idf, &body(3, 100)) > p.score(&stats, idf, &body(1, 100)));
-        let in_name = Posting { chunk: 1, tf: FieldCounts { name: 1, path: 0, body: 1 }, len: FieldCounts { name: 2, path: 4, body: 100 } };
+        let in_name = Posting {
+            chunk: 1,
+            tf: FieldCounts {
+                name: 1,
+                path: 0,
+                body: 1,
+            },
+            len: FieldCounts {
+                name: 2,
+                path: 4,
+                body: 100,
+            },
+        };
         assert!(p.score(&stats, idf, &in_name) > p.score(&stats, idf, &body(1, 100)));
     }
 }

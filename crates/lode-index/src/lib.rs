@@ -43,9 +43,7 @@ pub use build::{
     BuildOptions, BuildReport, StatDiff, build, build_with_walk, fingerprint, stat_diff,
 };
 pub use location::{IndexLocation, WriterLock};
-pub use reader::{
-    ChunkRow, FileRow, Filter, Index, IndexStats, LanguageCount, SymbolRow,
-};
+pub use reader::{ChunkRow, FileRow, Filter, Index, IndexStats, LanguageCount, SymbolRow};
 pub use refresh::{Freshness, IndexState, RefreshOptions, refresh, state};
 pub use store::{SCHEMA_VERSION, Store};
 pub use walk::{SkipReason, WalkReport, WalkedFile, content_reason, walk};

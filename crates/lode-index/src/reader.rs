@@ -150,13 +150,23 @@ impl Index {
 
     /// The best chunks for `terms` by BM25F over names, path and body, best
     /// first (ties by chunk id), at most `limit`.
-    pub fn lexical(&self, terms: &[String], params: &Bm25Params, filter: &Filter, limit: usize) -> Result<Vec<(i64, f64)>> {
+    pub fn lexical(
+        &self,
+        terms: &[String],
+        params: &Bm25Params,
+        filter: &Filter,
+        limit: usize,
+    ) -> Result<Vec<(i64, f64)>> {
         if terms.is_empty() || limit == 0 {
             return Ok(Vec::new());
         }
         let stats = self.lexical_stats()?;
         let allowed = self.allowed_chunks(filter)?;
-        let mut stmt = self.store.connection().prepare_cached("SELECT df, data FROM postings WHERE term = ?1").map_err(|e| self.err(e))?;
+        let mut stmt = self
+            .store
+            .connection()
+            .prepare_cached("SELECT df, data FROM postings WHERE term = ?1")
+            .map_err(|e| self.err(e))?;
         // Chunk ids are dense row ids: a flat array beats a hash map here.
         let max_id: i64 = self
             .store
@@ -167,7 +177,9 @@ impl Index {
         let mut touched: Vec<i64> = Vec::new();
         for term in terms {
             let row = stmt
-                .query_row([term], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, Vec<u8>>(1)?)))
+                .query_row([term], |r| {
+                    Ok((r.get::<_, i64>(0)?, r.get::<_, Vec<u8>>(1)?))
+                })
                 .optional()
                 .map_err(|e| self.err(e))?;
             let Some((df, blob)) = row else { continue };
@@ -182,10 +194,16 @@ impl Index {
                 }
             });
             if ok.is_none() {
-                return Err(Error::IndexCorrupt { path: self.store.path().to_path_buf(), reason: format!("damaged postings for {term:?}") });
+                return Err(Error::IndexCorrupt {
+                    path: self.store.path().to_path_buf(),
+                    reason: format!("damaged postings for {term:?}"),
+                });
             }
         }
-        let mut ranked: Vec<(i64, f64)> = touched.into_iter().map(|id| (id, scores[id as usize])).collect();
+        let mut ranked: Vec<(i64, f64)> = touched
+            .into_iter()
+            .map(|id| (id, scores[id as usize]))
+            .collect();
         let by_score = |a: &(i64, f64), b: &(i64, f64)| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0));
         if ranked.len() > limit {
             ranked.select_nth_unstable_by(limit - 1, by_score);
@@ -206,7 +224,9 @@ impl Index {
             .connection()
             .prepare_cached("SELECT c.id, f.path FROM chunks c JOIN files f ON f.id = c.file_id")
             .map_err(|e| self.err(e))?;
-        let rows = stmt.query_map([], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?))).map_err(|e| self.err(e))?;
+        let rows = stmt
+            .query_map([], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?)))
+            .map_err(|e| self.err(e))?;
         let mut out = HashSet::new();
         for row in rows {
             let (id, path) = row.map_err(|e| self.err(e))?;
