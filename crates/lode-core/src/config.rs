@@ -36,19 +36,11 @@ impl Default for FilePolicy {
 }
 
 /// Index-wide settings.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct IndexConfig {
     /// Languages to index; empty means all.
     pub languages: Vec<String>,
-}
-
-impl Default for IndexConfig {
-    fn default() -> IndexConfig {
-        IndexConfig {
-            languages: Vec::new(),
-        }
-    }
 }
 
 /// The configuration model, read from TOML.
