@@ -136,6 +136,7 @@ struct QueryShape {
     joined: String,
     wants_tests: bool,
     wants_examples: bool,
+    wants_docs: bool,
 }
 
 fn normalize(word: &str) -> String {
@@ -165,6 +166,9 @@ impl QueryShape {
             wants_examples: lower.contains("example")
                 || lower.contains("demo")
                 || lower.contains("sample"),
+            wants_docs: ["doc", "readme", "changelog", "guide", "tutorial", "faq", "release note"]
+                .iter()
+                .any(|w| lower.contains(w)),
         }
     }
 
@@ -185,6 +189,10 @@ impl QueryShape {
         }
         if path.ends_with(".d.ts") {
             b *= 0.7;
+        }
+        // Prose (Markdown, text) answers "where is it done" less well than code.
+        if !self.wants_docs && is_prose(&c.lang) {
+            b *= 0.5;
         }
         b
     }
@@ -208,6 +216,10 @@ pub(crate) fn is_test_path(path: &str) -> bool {
         || ["Test", "Tests", "Spec"].iter().any(|s| stem.ends_with(s))
         || lfile.contains(".test.")
         || lfile.contains(".spec.")
+}
+
+fn is_prose(lang: &str) -> bool {
+    matches!(lang, "markdown" | "text")
 }
 
 fn is_example_path(path: &str) -> bool {
