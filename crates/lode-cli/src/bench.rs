@@ -35,7 +35,14 @@ const SENTENCES: &[&str] = &[
     "diff two trees",
 ];
 
-const PATTERNS: &[&str] = &[r"fn \w+_config", r"TODO|FIXME", r"func \(\w+ \*\w+\) \w+", r"impl\b.*\bfor\b", r"return nil, err", r"\berror\b"];
+const PATTERNS: &[&str] = &[
+    r"fn \w+_config",
+    r"TODO|FIXME",
+    r"func \(\w+ \*\w+\) \w+",
+    r"impl\b.*\bfor\b",
+    r"return nil, err",
+    r"\berror\b",
+];
 
 #[derive(Serialize)]
 struct Percentiles {
@@ -47,8 +54,17 @@ struct Percentiles {
 
 fn percentiles(mut v: Vec<f64>) -> Percentiles {
     v.sort_by(f64::total_cmp);
-    let at = |q: f64| v.get(((v.len() as f64 - 1.0) * q).round() as usize).copied().unwrap_or(0.0);
-    Percentiles { p50_ms: at(0.5), p95_ms: at(0.95), mean_ms: v.iter().sum::<f64>() / v.len().max(1) as f64, n: v.len() }
+    let at = |q: f64| {
+        v.get(((v.len() as f64 - 1.0) * q).round() as usize)
+            .copied()
+            .unwrap_or(0.0)
+    };
+    Percentiles {
+        p50_ms: at(0.5),
+        p95_ms: at(0.95),
+        mean_ms: v.iter().sum::<f64>() / v.len().max(1) as f64,
+        n: v.len(),
+    }
 }
 
 #[derive(Serialize)]
@@ -86,7 +102,11 @@ struct BenchReport {
 fn peak_rss_mb() -> f64 {
     std::fs::read_to_string("/proc/self/status")
         .ok()
-        .and_then(|s| s.lines().find(|l| l.starts_with("VmHWM:")).and_then(|l| l.split_whitespace().nth(1)?.parse::<f64>().ok()))
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmHWM:"))
+                .and_then(|l| l.split_whitespace().nth(1)?.parse::<f64>().ok())
+        })
         .map_or(0.0, |kb| kb / 1024.0)
 }
 
@@ -96,7 +116,10 @@ pub fn index(common: Common, path: &Path, queries: usize) -> Result<u8> {
     let _ = std::fs::remove_dir_all(&tmp);
     let report = result?;
     if common.json {
-        println!("{}", lode_search::render::json("bench", &report, Vec::new()));
+        println!(
+            "{}",
+            lode_search::render::json("bench", &report, Vec::new())
+        );
     } else {
         let c = &report.chunk_sizes;
         println!(
@@ -142,12 +165,24 @@ fn run(common: &Common, path: &Path, queries: usize, tmp: &Path) -> Result<Bench
     };
     let loc = IndexLocation::resolve(path, Some(tmp))?;
     let started = Instant::now();
-    let report = lode_index::build(&loc, &BuildOptions { config: &config, wait_for_lock: false, progress: None, note: &|_| {} })?;
+    let report = lode_index::build(
+        &loc,
+        &BuildOptions {
+            config: &config,
+            wait_for_lock: false,
+            progress: None,
+            note: &|_| {},
+        },
+    )?;
     let index_s = started.elapsed().as_secs_f64();
     let peak = peak_rss_mb();
     let index = Index::open(&loc)?;
     let conn = index.store().connection();
-    let q = |sql: &str| conn.query_row(sql, [], |r| r.get::<_, i64>(0)).map(|n| n as u64).map_err(|e| Error::BadQuery(e.to_string()));
+    let q = |sql: &str| {
+        conn.query_row(sql, [], |r| r.get::<_, i64>(0))
+            .map(|n| n as u64)
+            .map_err(|e| Error::BadQuery(e.to_string()))
+    };
     let bytes = q("SELECT COALESCE(SUM(size), 0) FROM files WHERE skip_reason IS NULL")?;
     let lines = q("SELECT COALESCE(SUM(lines), 0) FROM files WHERE skip_reason IS NULL")?;
 
@@ -176,25 +211,42 @@ fn run(common: &Common, path: &Path, queries: usize, tmp: &Path) -> Result<Bench
     }
     let mut symbol_ms = Vec::new();
     for n in &names {
-        symbol_ms.push(time(&mut || lode_search::search(&index, n, &opts).map(|_| ()))?);
+        symbol_ms.push(time(&mut || {
+            lode_search::search(&index, n, &opts).map(|_| ())
+        })?);
     }
     let mut sentence_ms = Vec::new();
     for _ in 0..(queries / SENTENCES.len()).max(1) {
         for s in SENTENCES {
-            sentence_ms.push(time(&mut || lode_search::search(&index, s, &opts).map(|_| ()))?);
+            sentence_ms.push(time(&mut || {
+                lode_search::search(&index, s, &opts).map(|_| ())
+            })?);
         }
     }
     let mut grep_ms = Vec::new();
     for p in PATTERNS {
-        grep_ms.push(time(&mut || lode_search::grep(&index, p, &GrepOptions::default()).map(|_| ()))?);
+        grep_ms.push(time(&mut || {
+            lode_search::grep(&index, p, &GrepOptions::default()).map(|_| ())
+        })?);
     }
 
     let mut sizes: Vec<u64> = {
-        let mut stmt = conn.prepare("SELECT end_byte - start_byte FROM chunks").map_err(|e| Error::BadQuery(e.to_string()))?;
-        stmt.query_map([], |r| r.get::<_, i64>(0)).map_err(|e| Error::BadQuery(e.to_string()))?.filter_map(|r| r.ok()).map(|n| n as u64).collect()
+        let mut stmt = conn
+            .prepare("SELECT end_byte - start_byte FROM chunks")
+            .map_err(|e| Error::BadQuery(e.to_string()))?;
+        stmt.query_map([], |r| r.get::<_, i64>(0))
+            .map_err(|e| Error::BadQuery(e.to_string()))?
+            .filter_map(|r| r.ok())
+            .map(|n| n as u64)
+            .collect()
     };
     sizes.sort_unstable();
-    let pct = |p: f64| sizes.get(((sizes.len() as f64 - 1.0) * p).round() as usize).copied().unwrap_or(0);
+    let pct = |p: f64| {
+        sizes
+            .get(((sizes.len() as f64 - 1.0) * p).round() as usize)
+            .copied()
+            .unwrap_or(0)
+    };
     let total_lines = q("SELECT COALESCE(SUM(end_line - start_line + 1), 0) FROM chunks")?;
     let chunk_sizes = ChunkSizes {
         count: sizes.len() as u64,

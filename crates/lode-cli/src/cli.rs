@@ -83,6 +83,18 @@ pub enum Command {
         #[command(flatten)]
         common: Common,
     },
+    /// Evaluate search quality on a set of cases (lode JSONL or a Semble annotation file).
+    Eval {
+        cases: PathBuf,
+        /// Results per query.
+        #[arg(long, short = 'k', default_value_t = 10)]
+        top_k: usize,
+        /// Print every query that missed.
+        #[arg(long)]
+        misses: bool,
+        #[command(flatten)]
+        common: Common,
+    },
     /// Measure indexing and query speed on a repository (writes only to a temporary cache).
     Bench {
         #[command(subcommand)]
@@ -106,6 +118,21 @@ pub enum BenchCommand {
         /// Warm queries to time.
         #[arg(long, default_value_t = 200)]
         queries: usize,
+        #[command(flatten)]
+        common: Common,
+    },
+    /// The Semble code-search benchmark: every repository found under --repos,
+    /// lode and plain BM25 side by side, compared with the published results.
+    Semble {
+        /// Checkouts, one directory per repository (scripts/checkout-semble.sh).
+        #[arg(long, value_name = "DIR")]
+        repos: PathBuf,
+        /// The shared eval data (default: ../shared/eval from the current directory or above).
+        #[arg(long, value_name = "DIR")]
+        data: Option<PathBuf>,
+        /// Only these repositories (comma-separated names).
+        #[arg(long, value_delimiter = ',')]
+        only: Vec<String>,
         #[command(flatten)]
         common: Common,
     },

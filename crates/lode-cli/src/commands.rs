@@ -21,7 +21,13 @@ fn common(cmd: &Command) -> &Common {
         | Command::Grep { common, .. }
         | Command::Outline { common, .. }
         | Command::Status { common, .. }
-        | Command::Bench { what: crate::cli::BenchCommand::Index { common, .. } } => common,
+        | Command::Eval { common, .. }
+        | Command::Bench {
+            what: crate::cli::BenchCommand::Index { common, .. },
+        }
+        | Command::Bench {
+            what: crate::cli::BenchCommand::Semble { common, .. },
+        } => common,
     }
 }
 
@@ -73,8 +79,31 @@ pub fn run(cmd: Command) -> Result<u8> {
             outline(ctx, &file)
         }
         Command::Status { path, common } => status(Context::new(common, path.as_deref(), None)?),
-        Command::Bench { what: crate::cli::BenchCommand::Index { path, queries, common } } => {
-            crate::bench::index(common, &path, queries)
+        Command::Bench {
+            what:
+                crate::cli::BenchCommand::Index {
+                    path,
+                    queries,
+                    common,
+                },
+        } => crate::bench::index(common, &path, queries),
+        Command::Bench {
+            what:
+                crate::cli::BenchCommand::Semble {
+                    repos,
+                    data,
+                    only,
+                    common,
+                },
+        } => crate::eval::semble(common, &repos, data.as_deref(), &only),
+        Command::Eval {
+            cases,
+            top_k,
+            misses,
+            common,
+        } => {
+            let ctx = Context::new(common, None, None)?;
+            crate::eval::eval(ctx, &cases, top_k, misses)
         }
     }
 }

@@ -9,6 +9,7 @@ mod bench;
 mod cli;
 mod commands;
 mod context;
+mod eval;
 
 use std::io::Write;
 use std::process::ExitCode;

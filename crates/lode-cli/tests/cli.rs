@@ -348,3 +348,43 @@ fn index_prints_counts_and_json_totals() {
     assert_eq!(v["parsed"], 0, "nothing changed: {v}");
     assert!(v["symbols"].as_u64().unwrap() >= 10);
 }
+
+#[test]
+fn eval_scores_cases_against_the_index() {
+    let repo = Repo::fixture("shop");
+    let cases = repo.path("cases.jsonl");
+    std::fs::write(
+        &cases,
+        concat!(
+            r#"{"query": "apply_discount", "relevant": [{"path": "src/shop/pricing.py", "start_line": 8, "end_line": 13}], "category": "symbol"}"#,
+            "\n",
+            r#"{"query": "payment gateway receipt", "relevant": ["web/checkout.ts"], "category": "semantic"}"#,
+            "\n",
+            r#"{"query": "zebra unicorn", "relevant": ["nowhere.py"], "category": "semantic"}"#,
+            "\n"
+        ),
+    )
+    .unwrap();
+    let out = repo.ok(&["eval", &cases.to_string_lossy(), "--json"]);
+    let v: Value = serde_json::from_str(&out).unwrap();
+    let s = &v["summary"];
+    assert_eq!(s["queries"], 3);
+    // Two of three queries find their target at rank 1; the third finds nothing.
+    assert!(
+        (s["ndcg10"].as_f64().unwrap() - 2.0 / 3.0).abs() < 1e-9,
+        "{v}"
+    );
+    assert!(
+        (s["recall1"].as_f64().unwrap() - 2.0 / 3.0).abs() < 1e-9,
+        "{v}"
+    );
+
+    std::fs::write(&cases, "{not json\n").unwrap();
+    let out = repo.run(&["eval", &cases.to_string_lossy()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("cases.jsonl:1"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

@@ -31,7 +31,11 @@ fn every_language_is_indexed_searched_and_outlined() {
 
     let mut languages = std::collections::BTreeSet::new();
     for path in &files {
-        let rel = path.strip_prefix(repo.root()).unwrap().to_string_lossy().replace('\\', "/");
+        let rel = path
+            .strip_prefix(repo.root())
+            .unwrap()
+            .to_string_lossy()
+            .replace('\\', "/");
         let source = std::fs::read_to_string(path).unwrap();
         let lang = lode_parse::detect(path, source.as_bytes());
         languages.insert(lang);
@@ -62,9 +66,16 @@ fn every_language_is_indexed_searched_and_outlined() {
                 h["start_line"].as_u64().unwrap() as u32 <= sym.span.start_line
                     && sym.span.start_line <= h["end_line"].as_u64().unwrap() as u32
             });
-            assert!(covers, "{rel}: no top-3 chunk covers {} (line {}): {v}", sym.name, sym.span.start_line);
+            assert!(
+                covers,
+                "{rel}: no top-3 chunk covers {} (line {}): {v}",
+                sym.name, sym.span.start_line
+            );
         }
     }
     let code = languages.iter().filter(|l| l.is_code()).count();
-    assert!(code >= 20, "fixtures cover {code} code languages: {languages:?}");
+    assert!(
+        code >= 20,
+        "fixtures cover {code} code languages: {languages:?}"
+    );
 }

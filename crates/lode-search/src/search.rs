@@ -16,6 +16,8 @@ pub struct SearchOptions {
     pub filter: Filter,
     /// Lines of each hit shown as its snippet.
     pub snippet_lines: usize,
+    /// Apply the code-aware rerank; off gives plain BM25F order (a baseline).
+    pub rerank: bool,
 }
 
 impl Default for SearchOptions {
@@ -24,6 +26,7 @@ impl Default for SearchOptions {
             top_k: 10,
             filter: Filter::default(),
             snippet_lines: 4,
+            rerank: true,
         }
     }
 }
@@ -71,13 +74,14 @@ pub fn search(index: &Index, query: &str, opts: &SearchOptions) -> Result<Search
         .into_iter()
         .map(|c| {
             let base = scores.get(&c.id).copied().unwrap_or(0.0);
-            (base * q.boost(&c), c)
+            let boost = if opts.rerank { q.boost(&c) } else { 1.0 };
+            (base * boost, c)
         })
         .collect();
     sort(&mut scored);
     // After a file's first hit, each further hit from it counts half as much.
     let mut seen: HashMap<String, i32> = HashMap::new();
-    for (score, c) in &mut scored {
+    for (score, c) in scored.iter_mut().filter(|_| opts.rerank) {
         let n = seen.entry(c.path.clone()).or_default();
         *score *= 0.5f64.powi(*n);
         *n += 1;
@@ -106,11 +110,17 @@ fn sort(scored: &mut [(f64, ChunkRow)]) {
 }
 
 fn to_hit(index: &Index, c: ChunkRow, score: f64, snippet_lines: usize) -> SearchHit {
-    let snippet = read_range_lines(&index.location.root, &c.path, c.start_byte, c.end_byte, snippet_lines)
-        .iter()
-        .map(|l| clip(l, 200))
-        .collect::<Vec<_>>()
-        .join("\n");
+    let snippet = read_range_lines(
+        &index.location.root,
+        &c.path,
+        c.start_byte,
+        c.end_byte,
+        snippet_lines,
+    )
+    .iter()
+    .map(|l| clip(l, 200))
+    .collect::<Vec<_>>()
+    .join("\n");
     let (symbol, kind, container) = match c.symbol {
         Some(s) => (Some(s.name), s.kind, s.container),
         None => (None, c.kind, None),
@@ -166,9 +176,17 @@ impl QueryShape {
             wants_examples: lower.contains("example")
                 || lower.contains("demo")
                 || lower.contains("sample"),
-            wants_docs: ["doc", "readme", "changelog", "guide", "tutorial", "faq", "release note"]
-                .iter()
-                .any(|w| lower.contains(w)),
+            wants_docs: [
+                "doc",
+                "readme",
+                "changelog",
+                "guide",
+                "tutorial",
+                "faq",
+                "release note",
+            ]
+            .iter()
+            .any(|w| lower.contains(w)),
         }
     }
 

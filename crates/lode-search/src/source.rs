@@ -4,9 +4,17 @@ use std::path::Path;
 
 /// The first `max_lines` lines of a byte range of a file, read without
 /// loading the whole file; empty when unreadable.
-pub fn read_range_lines(root: &Path, path: &str, start_byte: u32, end_byte: u32, max_lines: usize) -> Vec<String> {
+pub fn read_range_lines(
+    root: &Path,
+    path: &str,
+    start_byte: u32,
+    end_byte: u32,
+    max_lines: usize,
+) -> Vec<String> {
     use std::io::{Read, Seek, SeekFrom};
-    let Ok(mut f) = std::fs::File::open(root.join(path)) else { return Vec::new() };
+    let Ok(mut f) = std::fs::File::open(root.join(path)) else {
+        return Vec::new();
+    };
     // Snippet lines are clipped to 200 characters, so a bounded read suffices.
     let want = (end_byte.saturating_sub(start_byte) as usize).min(max_lines * 1024);
     let mut buf = vec![0u8; want];
@@ -21,7 +29,11 @@ pub fn read_range_lines(root: &Path, path: &str, start_byte: u32, end_byte: u32,
         }
     }
     buf.truncate(filled);
-    String::from_utf8_lossy(&buf).lines().take(max_lines).map(str::to_string).collect()
+    String::from_utf8_lossy(&buf)
+        .lines()
+        .take(max_lines)
+        .map(str::to_string)
+        .collect()
 }
 
 /// Shortens a line for display, at a character boundary.

@@ -1,0 +1,202 @@
+//! `lode eval` and `lode bench semble`: search quality measured with
+//! `lode-eval` over lode's own search.
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use lode_core::{Config, Error, Result};
+use lode_eval::{Case, RepoRun, Report, ResultChunk, SembleBenchmark, SkippedRepo, SuiteReport};
+use lode_index::{BuildOptions, Index, IndexLocation};
+use lode_search::SearchOptions;
+
+use crate::cli::Common;
+use crate::context::Context;
+
+fn eval_err(e: lode_eval::Error) -> Error {
+    Error::BadQuery(e.to_string())
+}
+
+/// Runs every case through `search` and scores it.
+fn run_cases(index: &Index, cases: &[Case], opts: &SearchOptions) -> Report {
+    lode_eval::run(cases, |case: &Case| {
+        let started = Instant::now();
+        let hits = lode_search::search(index, &case.query, opts)
+            .map(|r| r.hits)
+            .unwrap_or_default();
+        let elapsed = started.elapsed();
+        let results: Vec<ResultChunk> = hits
+            .into_iter()
+            .map(|h| {
+                let r = ResultChunk::new(h.path, h.start_line, h.end_line);
+                match h.symbol {
+                    Some(s) => r.with_symbol(s),
+                    None => r,
+                }
+            })
+            .collect();
+        (results, elapsed)
+    })
+}
+
+pub fn eval(ctx: Context, cases: &Path, top_k: usize, misses: bool) -> Result<u8> {
+    let cases = lode_eval::load_cases(cases).map_err(eval_err)?;
+    let index = ctx.open_fresh()?;
+    let opts = SearchOptions {
+        top_k,
+        snippet_lines: 0,
+        ..SearchOptions::default()
+    };
+    let report = run_cases(&index, &cases, &opts);
+    if ctx.common.json {
+        println!("{}", report.to_json());
+    } else {
+        print!("{}", report.render_text());
+        if misses {
+            for q in report.misses() {
+                println!("miss: {}", q.query);
+            }
+        }
+    }
+    Ok(0)
+}
+
+/// `../shared/eval` from the current directory or one of its parents.
+fn find_data() -> Option<PathBuf> {
+    let cwd = std::env::current_dir().ok()?;
+    cwd.ancestors()
+        .map(|d| d.join("shared/eval"))
+        .find(|d| d.join("semble/repos.json").is_file())
+}
+
+/// `name → (revision, pinned)` from the checkout script's `checkouts.tsv`.
+fn checkouts(repos: &Path) -> std::collections::HashMap<String, (String, bool)> {
+    std::fs::read_to_string(repos.join("checkouts.tsv"))
+        .unwrap_or_default()
+        .lines()
+        .skip(1)
+        .filter_map(|l| {
+            let mut f = l.split('\t');
+            Some((
+                f.next()?.to_string(),
+                (f.next()?.to_string(), f.next()? == "yes"),
+            ))
+        })
+        .collect()
+}
+
+pub fn semble(common: Common, repos: &Path, data: Option<&Path>, only: &[String]) -> Result<u8> {
+    let data = data
+        .map(Path::to_path_buf)
+        .or_else(find_data)
+        .ok_or_else(|| {
+            Error::BadQuery("no eval data: pass --data DIR (the shared/eval directory)".into())
+        })?;
+    let bench = SembleBenchmark::load(data.join("semble")).map_err(eval_err)?;
+    let checkouts = checkouts(repos);
+    let tmp = std::env::temp_dir().join(format!("lode-semble-{}", std::process::id()));
+    let config = Config::default();
+    let configs: [(&str, SearchOptions); 2] = [
+        (
+            "lode",
+            SearchOptions {
+                snippet_lines: 0,
+                ..SearchOptions::default()
+            },
+        ),
+        (
+            "bm25",
+            SearchOptions {
+                snippet_lines: 0,
+                rerank: false,
+                ..SearchOptions::default()
+            },
+        ),
+    ];
+    let mut runs: Vec<Vec<RepoRun>> = vec![Vec::new(), Vec::new()];
+    let mut skipped = Vec::new();
+    for repo in &bench.repos {
+        if !only.is_empty() && !only.contains(&repo.name) {
+            continue;
+        }
+        let dir = repo.benchmark_dir(repos);
+        if !dir.is_dir() {
+            skipped.push(SkippedRepo {
+                name: repo.name.clone(),
+                reason: format!("no checkout at {}", dir.display()),
+            });
+            continue;
+        }
+        let loc = IndexLocation::resolve(&dir, Some(&tmp))?;
+        let started = Instant::now();
+        let built = lode_index::build(
+            &loc,
+            &BuildOptions {
+                config: &config,
+                wait_for_lock: false,
+                progress: None,
+                note: &|_| {},
+            },
+        )?;
+        let index_time = started.elapsed();
+        let index = Index::open(&loc)?;
+        let (revision, pinned) = match checkouts.get(&repo.name) {
+            Some((rev, pinned)) => (Some(rev.clone()), Some(*pinned)),
+            None => (None, repo.pinned_revision_available),
+        };
+        for (i, (_, opts)) in configs.iter().enumerate() {
+            let report = run_cases(&index, &repo.cases, opts).with_index_time(index_time);
+            runs[i].push(RepoRun {
+                name: repo.name.clone(),
+                language: repo.language.clone(),
+                pinned_revision: pinned,
+                revision: revision.clone(),
+                chunks: Some(built.chunks),
+                report,
+            });
+        }
+        if !common.json {
+            let last = |i: usize| runs[i].last().map_or(0.0, |r| r.report.summary.ndcg10);
+            eprintln!(
+                "{:<22} {:<11} ndcg@10 lode {:.3}  bm25 {:.3}  ({} chunks, {:.0} ms index)",
+                repo.name,
+                repo.language,
+                last(0),
+                last(1),
+                built.chunks,
+                index_time.as_secs_f64() * 1000.0
+            );
+        }
+        drop(index);
+        let _ = std::fs::remove_dir_all(&loc.dir);
+    }
+    let _ = std::fs::remove_dir_all(&tmp);
+    let [lode_runs, bm25_runs]: [Vec<RepoRun>; 2] = runs
+        .try_into()
+        .map_err(|_| Error::BadQuery("internal".into()))?;
+    let lode = SuiteReport::new(Some("lode".into()), lode_runs, skipped.clone());
+    let bm25 = SuiteReport::new(Some("bm25".into()), bm25_runs, skipped);
+    let upstream =
+        lode_eval::load_upstream_dir(data.join("semble/upstream-results")).unwrap_or_default();
+    let selected = lode_eval::select_runs(&upstream, &lode_eval::DEFAULT_COMPARISON);
+    let comparison = lode_eval::compare(&lode, &selected);
+    if common.json {
+        println!(
+            "{{\"schema_version\":1,\"command\":\"bench semble\",\"lode\":{},\"bm25\":{}}}",
+            lode.to_json(),
+            bm25.to_json()
+        );
+    } else {
+        println!("{}", lode.render_text());
+        println!(
+            "plain BM25 (same index, no rerank): ndcg@10 {:.4}   lode/bm25 p50 latency {:.2}/{:.2} ms",
+            bm25.summary.ndcg10, lode.summary.p50_ms, bm25.summary.p50_ms
+        );
+        println!(
+            "{} of {} repositories ran at their pinned revision\n",
+            lode.pinned_count(),
+            lode.repos.len()
+        );
+        println!("{}", comparison.render_text());
+    }
+    Ok(0)
+}
