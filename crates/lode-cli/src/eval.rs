@@ -60,6 +60,25 @@ pub fn eval(ctx: Context, cases: &Path, top_k: usize, misses: bool) -> Result<u8
     Ok(0)
 }
 
+/// A case reduced to file-level targets that exist under `root`; `None` when none does.
+fn at_head(case: &Case, root: &Path) -> Option<Case> {
+    let exists = |t: &lode_eval::Target| {
+        // Targets may carry the benchmark root as a prefix: try each suffix.
+        let parts: Vec<&str> = t.path.split('/').collect();
+        (0..parts.len()).any(|i| root.join(parts[i..].join("/")).is_file())
+    };
+    let keep = |ts: &[lode_eval::Target]| -> Vec<lode_eval::Target> {
+        ts.iter()
+            .filter(|t| exists(t))
+            .map(|t| lode_eval::Target::file(t.path.clone()))
+            .collect()
+    };
+    let mut c = case.clone();
+    c.relevant = keep(&case.relevant);
+    c.secondary = keep(&case.secondary);
+    (!c.relevant.is_empty() || !c.secondary.is_empty()).then_some(c)
+}
+
 /// `../shared/eval` from the current directory or one of its parents.
 fn find_data() -> Option<PathBuf> {
     let cwd = std::env::current_dir().ok()?;
@@ -143,8 +162,22 @@ pub fn semble(common: Common, repos: &Path, data: Option<&Path>, only: &[String]
             Some((rev, pinned)) => (Some(rev.clone()), Some(*pinned)),
             None => (None, repo.pinned_revision_available),
         };
+        // Away from the pinned revision only queries whose targets still
+        // exist are kept, scored at file level (the benchmark's rule).
+        let cases: Vec<Case> = if pinned == Some(true) {
+            repo.cases.clone()
+        } else {
+            repo.cases.iter().filter_map(|c| at_head(c, &dir)).collect()
+        };
+        if cases.is_empty() {
+            skipped.push(SkippedRepo {
+                name: repo.name.clone(),
+                reason: "no target of any query exists in the checkout".into(),
+            });
+            continue;
+        }
         for (i, (_, opts)) in configs.iter().enumerate() {
-            let report = run_cases(&index, &repo.cases, opts).with_index_time(index_time);
+            let report = run_cases(&index, &cases, opts).with_index_time(index_time);
             runs[i].push(RepoRun {
                 name: repo.name.clone(),
                 language: repo.language.clone(),

@@ -323,19 +323,33 @@ fn symlinks_are_followed_only_inside_the_root() {
     .unwrap();
     std::os::unix::fs::symlink(outside.path().join("leak.py"), repo.path("leak.py")).unwrap();
     std::os::unix::fs::symlink(outside.path(), repo.path("outside_dir")).unwrap();
+    // Links to files the walk indexes anyway are duplicates…
     std::os::unix::fs::symlink(repo.path("src/shop/pricing.py"), repo.path("alias.py")).unwrap();
+    std::os::unix::fs::symlink(repo.path("src/shop"), repo.path("shop_link")).unwrap();
+    // …but a link into an ignored directory is how that file gets indexed.
+    repo.write("build/generated_rules.py", "def generated_rule(): pass\n");
+    std::os::unix::fs::symlink(repo.path("build/generated_rules.py"), repo.path("rules.py"))
+        .unwrap();
     let v = repo.json(&["index"]);
     assert_eq!(v["skipped"]["symlink_outside_root"], 2, "{v}");
+    assert_eq!(
+        v["skipped"]["symlink_duplicate"], 3,
+        "alias.py and the two files under shop_link: {v}"
+    );
+    assert_eq!(v["files"], 6, "{v}");
     assert!(
         repo.search_hits("leaked_secret")
             .iter()
             .all(|h| !h.0.contains("leak"))
     );
+    let hits = repo.search_hits("apply_discount");
+    assert_eq!(hits[0].0, "src/shop/pricing.py");
     assert!(
-        repo.search_hits("apply_discount")
-            .iter()
-            .any(|h| h.0 == "alias.py")
+        hits.iter()
+            .all(|h| h.0 != "alias.py" && !h.0.starts_with("shop_link/")),
+        "{hits:?}"
     );
+    assert_eq!(repo.search_hits("generated_rule")[0].0, "rules.py");
 }
 
 #[test]

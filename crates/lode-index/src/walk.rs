@@ -28,6 +28,8 @@ pub enum SkipReason {
     Excluded,
     /// A symlink that leads outside the root.
     SymlinkOutsideRoot,
+    /// A symlink to a file the walk indexes under its own path.
+    SymlinkDuplicate,
     /// A path that is not valid UTF-8.
     BadPathEncoding,
     /// Could not be read.
@@ -49,6 +51,7 @@ impl SkipReason {
             SkipReason::TooLarge => "too_large",
             SkipReason::Excluded => "excluded",
             SkipReason::SymlinkOutsideRoot => "symlink_outside_root",
+            SkipReason::SymlinkDuplicate => "symlink_duplicate",
             SkipReason::BadPathEncoding => "bad_path_encoding",
             SkipReason::Unreadable => "unreadable",
             SkipReason::OverFileLimit => "over_file_limit",
@@ -194,6 +197,9 @@ pub fn walk(root: &Path, policy: &FilePolicy) -> Result<WalkReport> {
     // Entries filtered before descent are counted here, as the walker cannot say why.
     let pruned = std::sync::Arc::new(std::sync::Mutex::new(Vec::<SkipReason>::new()));
     let pruned_in_filter = pruned.clone();
+    // Directories reached through a symlink: files under them are aliases.
+    let linked_dirs = std::sync::Arc::new(std::sync::Mutex::new(Vec::<PathBuf>::new()));
+    let linked_dirs_in_filter = linked_dirs.clone();
     builder.filter_entry(move |entry| {
         if entry.depth() == 0 {
             return true;
@@ -224,12 +230,22 @@ pub fn walk(root: &Path, policy: &FilePolicy) -> Result<WalkReport> {
                 pruned_in_filter.lock().unwrap().push(r);
                 false
             }
-            None => true,
+            None => {
+                if entry.path_is_symlink() && entry.file_type().is_some_and(|t| t.is_dir()) {
+                    linked_dirs_in_filter
+                        .lock()
+                        .unwrap()
+                        .push(entry.path().to_path_buf());
+                }
+                true
+            }
         }
     });
 
     let walker = builder.build();
     let mut candidates = Vec::new();
+    // Files reached through a symlink, with the root-relative path they lead to.
+    let mut aliases: Vec<(WalkedFile, Option<String>)> = Vec::new();
     for result in walker {
         let entry = match result {
             Ok(e) => e,
@@ -286,12 +302,40 @@ pub fn walk(root: &Path, policy: &FilePolicy) -> Result<WalkReport> {
             .ok()
             .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
             .map_or(0, |d| d.as_nanos() as i64);
-        candidates.push(WalkedFile {
+        let via_link = entry.path_is_symlink()
+            || linked_dirs
+                .lock()
+                .unwrap()
+                .iter()
+                .any(|d| abs.starts_with(d));
+        let file = WalkedFile {
             path: rel,
             abs,
             size: meta.len(),
             mtime_ns,
-        });
+        };
+        if via_link {
+            let target = file.abs.canonicalize().ok().and_then(|t| {
+                t.strip_prefix(&root_canon)
+                    .ok()
+                    .and_then(|r| r.to_str())
+                    .map(|r| r.replace(std::path::MAIN_SEPARATOR, "/"))
+            });
+            aliases.push((file, target));
+        } else {
+            candidates.push(file);
+        }
+    }
+    // A link to a file the walk already has is a duplicate; a link to a file
+    // the walk does not reach (ignored or excluded) is indexed under the link.
+    let real: std::collections::HashSet<String> =
+        candidates.iter().map(|f| f.path.clone()).collect();
+    for (file, target) in aliases {
+        if target.is_some_and(|t| real.contains(&t)) {
+            report.skip(SkipReason::SymlinkDuplicate);
+        } else {
+            candidates.push(file);
+        }
     }
     for r in pruned.lock().unwrap().drain(..) {
         report.skip(r);
