@@ -113,13 +113,13 @@ fn build_tree(lines: &LineIndex, symbols: &[Symbol], ranges: &[SymbolRange]) -> 
         let parent = symbols[node.sym as usize].parent;
         if let Some(last) = nodes.last_mut()
             && parent.is_some()
-                && last.first <= node.first
-                && node.last <= last.last
-                && is_ancestor(last.sym, node.sym, symbols)
-            {
-                insert(&mut last.children, node, symbols);
-                return;
-            }
+            && last.first <= node.first
+            && node.last <= last.last
+            && is_ancestor(last.sym, node.sym, symbols)
+        {
+            insert(&mut last.children, node, symbols);
+            return;
+        }
         let mut node = node;
         if let Some(last) = nodes.last() {
             // Siblings never share a line: the later one starts after the earlier ends.
@@ -208,16 +208,18 @@ impl Chunker<'_> {
         let mut cursor = first;
         for ch in children {
             if ch.first > cursor
-                && let Some((a, b)) = self.trim(cursor, ch.first - 1) {
-                    pieces.push(Piece::Gap(a, b));
-                }
+                && let Some((a, b)) = self.trim(cursor, ch.first - 1)
+            {
+                pieces.push(Piece::Gap(a, b));
+            }
             pieces.push(Piece::Sym(ch));
             cursor = ch.last + 1;
         }
         if cursor <= last
-            && let Some((a, b)) = self.trim(cursor, last) {
-                pieces.push(Piece::Gap(a, b));
-            }
+            && let Some((a, b)) = self.trim(cursor, last)
+        {
+            pieces.push(Piece::Gap(a, b));
+        }
 
         let gap_kind = |seen_symbol: bool| match (owner, top, seen_symbol) {
             (Some(_), _, _) => ChunkKind::Symbol,
@@ -321,9 +323,10 @@ impl Chunker<'_> {
                 }
             }
             if end < last
-                && let Some(blank) = last_blank {
-                    end = blank;
-                }
+                && let Some(blank) = last_blank
+            {
+                end = blank;
+            }
             if start == end && self.bytes(start, end) > HARD_CAP_BYTES {
                 self.split_long_line(start, kind, symbol);
             } else if let Some((a, b)) = self.trim(start, end) {

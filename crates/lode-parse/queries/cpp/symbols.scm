@@ -1,9 +1,10 @@
 ; C++ definitions.
 ;
 ; A function's name is the last segment of its declarator: `Config::load` is
-; named `load` (an out-of-line member is not nested in its class, so it has no
-; container; the signature shows the class). Operators and destructors are
-; named as written (`operator==`, `~Config`).
+; named `load`, and the qualifier before it is its @container (an out-of-line
+; member is not nested in its class). The grammar cannot tell a class qualifier
+; from a namespace one, so `ns::f()` is taken as a member of `ns` too.
+; Operators and destructors are named as written (`operator==`, `~Config`).
 
 ; Namespaces (anonymous ones are not symbols; their members are).
 (namespace_definition name: (_) @name body: (declaration_list) @body) @definition.module
@@ -23,10 +24,16 @@
       (destructor_name) @name
       (operator_name) @name
       (template_function name: (identifier) @name)
-      (qualified_identifier name: [(identifier) (destructor_name) (operator_name)] @name)
-      (qualified_identifier name: (template_function name: (identifier) @name))
       (qualified_identifier
-        name: (qualified_identifier name: [(identifier) (destructor_name) (operator_name)] @name))])
+        scope: (_)? @container
+        name: [(identifier) (destructor_name) (operator_name)] @name)
+      (qualified_identifier
+        scope: (_)? @container
+        name: (template_function name: (identifier) @name))
+      (qualified_identifier
+        name: (qualified_identifier
+          scope: (_) @container
+          name: [(identifier) (destructor_name) (operator_name)] @name))])
   body: (_)? @body) @definition.function
 (function_definition
   declarator: (pointer_declarator
@@ -35,8 +42,9 @@
         (identifier) @name
         (field_identifier) @name
         (operator_name) @name
-        (qualified_identifier name: [(identifier) (operator_name)] @name)
-        (qualified_identifier name: (qualified_identifier name: [(identifier) (operator_name)] @name))]))
+        (qualified_identifier scope: (_)? @container name: [(identifier) (operator_name)] @name)
+        (qualified_identifier
+          name: (qualified_identifier scope: (_) @container name: [(identifier) (operator_name)] @name))]))
   body: (_)? @body) @definition.function
 (function_definition
   declarator: (reference_declarator
@@ -45,8 +53,9 @@
         (identifier) @name
         (field_identifier) @name
         (operator_name) @name
-        (qualified_identifier name: [(identifier) (operator_name)] @name)
-        (qualified_identifier name: (qualified_identifier name: [(identifier) (operator_name)] @name))]))
+        (qualified_identifier scope: (_)? @container name: [(identifier) (operator_name)] @name)
+        (qualified_identifier
+          name: (qualified_identifier scope: (_) @container name: [(identifier) (operator_name)] @name))]))
   body: (_)? @body) @definition.function
 
 ; Declarations: prototypes, and member functions declared in a class body.

@@ -10,6 +10,12 @@
 ; - a typespec (`@spec get(id) :: User.t()`) has calls on both sides of `::`;
 ; - a module attribute (`@doc "..."`) is a call under `@`.
 
+; Typespecs name types, not functions: `@spec get(integer()) :: User.t()`.
+((unary_operator
+   operator: "@"
+   operand: (call target: (identifier) @_attr)) @ignore
+ (#any-of? @_attr "spec" "type" "typep" "opaque" "callback" "macrocallback"))
+
 ; Calls in statement lists: module and function bodies, clauses, blocks.
 ((source
    [(call target: (identifier) @callee)

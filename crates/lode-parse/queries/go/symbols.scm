@@ -4,8 +4,12 @@
 ; definition itself, so the doc comment above it is found; in a grouped
 ; declaration (`const ( ... )`) each spec is a definition of its own.
 
-; Functions, and methods (their receiver type is not a container by nesting).
+; Functions, and methods: the receiver type (`*Config`, `Config[T]`) is the container.
 (function_declaration name: (identifier) @name body: (block) @body) @definition.function
+(method_declaration
+  receiver: (parameter_list (parameter_declaration type: (_) @container))
+  name: (field_identifier) @name
+  body: (block) @body) @definition.method
 (method_declaration name: (field_identifier) @name body: (block) @body) @definition.method
 
 ; Types: `type T struct {...}`, `type I interface {...}`, `type A B`, `type A = B`.

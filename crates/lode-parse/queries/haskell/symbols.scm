@@ -8,7 +8,8 @@
 ;
 ; Haddock comments (`-- |`) are captured as @doc explicitly: they sit before the
 ; type signature, not before the equation. The Haddock comment of the first
-; declaration after the imports is the last child of the imports node.
+; declaration is the last child of the imports node, or without imports a
+; sibling of the declarations node.
 
 ; Documented functions: -- | doc (or a one-line -- comment), optional signature, first equation.
 (declarations
@@ -33,6 +34,14 @@
   (imports (haddock) @doc .)
   .
   (declarations
+    .
+    [(function name: (variable) @name) (bind name: (variable) @name)] @definition.function))
+(haskell
+  (haddock) @doc
+  .
+  (declarations
+    .
+    (signature) @_sig
     .
     [(function name: (variable) @name) (bind name: (variable) @name)] @definition.function))
 

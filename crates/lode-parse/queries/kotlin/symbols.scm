@@ -14,7 +14,13 @@
 (object_declaration name: (identifier) @name (class_body)? @body) @definition.module
 (companion_object name: (identifier) @name (class_body)? @body) @definition.module
 
-; Functions (also extension functions: `fun String.f()` is named `f`).
+; Extension functions: `fun String.f()` is named `f`, its receiver type is the
+; container (`String?` and `List<T>` give `String` and `List`). Then other functions.
+(function_declaration
+  [(user_type) (nullable_type)] @container
+  .
+  name: (identifier) @name
+  (function_body)? @body) @definition.function
 (function_declaration name: (identifier) @name (function_body)? @body) @definition.function
 
 ; `const val` constants; other top-level properties are variables.

@@ -1,7 +1,7 @@
 ; Scala imports. The grammar has no node for the dotted path `a.b.c`, so the
-; source is captured as its first and last package segments; the extractor
-; keeps the last capture, so the source is the last package segment (`io` for
-; `import java.io.File`). The names are the imported members.
+; source is captured as its first and last package segments and spans from one
+; to the other (`java.io` for `import java.io.File`). The names are the
+; imported members.
 
 ; import a.b.C, import a.b.C as D
 (import_declaration . (identifier) @source (identifier) @source . (identifier) @name .) @import
