@@ -59,9 +59,10 @@ pub struct BuildReport {
 /// The fingerprint of everything that decides an index's content besides the files.
 pub fn fingerprint(config: &Config) -> String {
     let text = format!(
-        "lode={};schema={SCHEMA_VERSION};extract={};{}",
+        "lode={};schema={SCHEMA_VERSION};extract={};vectors={};{}",
         lode_core::LODE_VERSION,
         lode_parse::EXTRACT_VERSION,
+        crate::vectors::fingerprint(),
         config.fingerprint_text()
     );
     blake3::hash(text.as_bytes()).to_hex()[..32].to_string()
@@ -330,6 +331,8 @@ struct PreparedFile {
     chunk_terms: Vec<ChunkTerms>,
     /// The file's distinct terms, `\n`-separated: what its removal must touch.
     file_terms: String,
+    /// The chunks' vectors, stored form, concatenated in chunk order.
+    vectors: Vec<u8>,
 }
 
 enum Prepared {
@@ -393,6 +396,21 @@ fn prepare(
             ChunkTerms::from_text(&names, &path_tokens, body)
         })
         .collect();
+    let texts: Vec<String> = extract
+        .chunks
+        .iter()
+        .map(|c| {
+            let names: Vec<&str> = c
+                .symbol
+                .iter()
+                .chain(c.defines.iter())
+                .map(|&s| extract.symbols[s as usize].name.as_str())
+                .collect();
+            let body = &text[c.span.start_byte as usize..c.span.end_byte as usize];
+            crate::vectors::chunk_text(&file.path, &names.join(" "), body)
+        })
+        .collect();
+    let vectors = crate::vectors::embed(&texts.iter().map(String::as_str).collect::<Vec<_>>());
     let mut distinct: Vec<&str> = chunk_terms
         .iter()
         .flat_map(|c| c.terms.iter().map(|(t, _)| t.as_str()))
@@ -407,6 +425,7 @@ fn prepare(
         lossy,
         chunk_terms,
         file_terms,
+        vectors,
         extract,
     }))
 }
@@ -420,7 +439,7 @@ fn delete_file(tx: &Transaction, id: i64, postings: &mut PendingPostings) -> rus
         .prepare_cached("SELECT terms FROM files WHERE id = ?1")?
         .query_row([id], |r| r.get(0))?;
     postings.remove_file(chunks, &String::from_utf8_lossy(&terms.unwrap_or_default()));
-    for table in ["chunks", "symbols", "calls", "imports"] {
+    for table in ["chunks", "symbols", "calls", "imports", "vectors"] {
         tx.prepare_cached(&format!("DELETE FROM {table} WHERE file_id = ?1"))?
             .execute([id])?;
     }
@@ -523,6 +542,7 @@ fn insert_indexed(
         "INSERT INTO chunks(file_id, kind, symbol, start_line, end_line, start_byte, end_byte, len_name, len_path, len_body) \
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
     )?;
+    let mut chunk_ids: Vec<u8> = Vec::with_capacity(ex.chunks.len() * 8);
     for (c, terms) in ex.chunks.iter().zip(&pf.chunk_terms) {
         chunk_stmt.execute(params![
             file_id,
@@ -536,7 +556,13 @@ fn insert_indexed(
             terms.len.path,
             terms.len.body
         ])?;
-        postings.add_chunk(tx.last_insert_rowid(), terms);
+        let chunk_id = tx.last_insert_rowid();
+        postings.add_chunk(chunk_id, terms);
+        chunk_ids.extend_from_slice(&chunk_id.to_le_bytes());
+    }
+    if !pf.vectors.is_empty() {
+        tx.prepare_cached("INSERT INTO vectors(file_id, ids, data) VALUES (?1, ?2, ?3)")?
+            .execute(params![file_id, chunk_ids, pf.vectors])?;
     }
     tx.prepare_cached("UPDATE files SET terms = ?1 WHERE id = ?2")?
         .execute(params![pf.file_terms.as_bytes(), file_id])?;

@@ -37,6 +37,7 @@ mod reader;
 mod refresh;
 mod store;
 pub mod tokens;
+pub mod vectors;
 mod walk;
 
 pub use build::{

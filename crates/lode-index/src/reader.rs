@@ -213,6 +213,49 @@ impl Index {
         Ok(ranked)
     }
 
+    /// The chunks nearest to `query` by the stored vectors, best first (ties
+    /// by chunk id), at most `limit`; empty when the query cannot be embedded.
+    pub fn dense(&self, query: &str, filter: &Filter, limit: usize) -> Result<Vec<(i64, f64)>> {
+        let Some(q) = crate::vectors::query(query) else {
+            return Ok(Vec::new());
+        };
+        let stride = crate::vectors::stride();
+        let allowed = self.allowed_chunks(filter)?;
+        let mut stmt = self
+            .store
+            .connection()
+            .prepare_cached("SELECT ids, data FROM vectors")
+            .map_err(|e| self.err(e))?;
+        let mut rows = stmt.query([]).map_err(|e| self.err(e))?;
+        let mut scored: Vec<(i64, f64)> = Vec::new();
+        while let Some(row) = rows.next().map_err(|e| self.err(e))? {
+            let ids = row
+                .get_ref(0)
+                .and_then(|v| v.as_blob().map_err(Into::into))
+                .map_err(|e| self.err(e))?;
+            let data = row
+                .get_ref(1)
+                .and_then(|v| v.as_blob().map_err(Into::into))
+                .map_err(|e| self.err(e))?;
+            if data.len() != ids.len() / 8 * stride {
+                continue; // written by another model; the fingerprint rebuilds it
+            }
+            for (id, v) in ids.chunks_exact(8).zip(data.chunks_exact(stride)) {
+                let id = i64::from_le_bytes(id.try_into().expect("8 bytes"));
+                if allowed.as_ref().is_none_or(|a| a.contains(&id)) {
+                    scored.push((id, f64::from(q.score(v))));
+                }
+            }
+        }
+        let by_score = |a: &(i64, f64), b: &(i64, f64)| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0));
+        if scored.len() > limit && limit > 0 {
+            scored.select_nth_unstable_by(limit - 1, by_score);
+            scored.truncate(limit);
+        }
+        scored.sort_by(by_score);
+        Ok(scored)
+    }
+
     /// The chunks a filter admits, or `None` when it admits all.
     fn allowed_chunks(&self, filter: &Filter) -> Result<Option<HashSet<i64>>> {
         if filter.path_prefix.is_none() && filter.languages.is_empty() {

@@ -12,7 +12,7 @@ use lode_core::{Error, Result};
 use rusqlite::{Connection, OpenFlags, OptionalExtension, params};
 
 /// Bump when the schema changes; an index of another version is rebuilt.
-pub const SCHEMA_VERSION: u32 = 2;
+pub const SCHEMA_VERSION: u32 = 3;
 
 const SCHEMA: &str = r#"
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -78,6 +78,7 @@ CREATE TABLE chunks (
 );
 CREATE INDEX chunks_file ON chunks(file_id);
 CREATE TABLE postings (term TEXT PRIMARY KEY, df INTEGER NOT NULL, data BLOB NOT NULL) WITHOUT ROWID;
+CREATE TABLE vectors (file_id INTEGER PRIMARY KEY, ids BLOB NOT NULL, data BLOB NOT NULL);
 "#;
 
 /// A file as the index last saw it.

@@ -18,6 +18,8 @@ pub struct SearchOptions {
     pub snippet_lines: usize,
     /// Apply the code-aware rerank; off gives plain BM25F order (a baseline).
     pub rerank: bool,
+    /// Fuse the dense (embedding) ranking with the lexical one.
+    pub semantic: bool,
 }
 
 impl Default for SearchOptions {
@@ -27,6 +29,7 @@ impl Default for SearchOptions {
             filter: Filter::default(),
             snippet_lines: 4,
             rerank: true,
+            semantic: true,
         }
     }
 }
@@ -64,11 +67,17 @@ const MIN_POOL: usize = 100;
 pub fn search(index: &Index, query: &str, opts: &SearchOptions) -> Result<SearchResults> {
     let terms = tokens::query_terms(query);
     let pool = (opts.top_k * POOL_FACTOR).max(MIN_POOL);
-    let candidates = index.lexical(&terms, &Bm25Params::default(), &opts.filter, pool)?;
-    let ids: Vec<i64> = candidates.iter().map(|(id, _)| *id).collect();
-    let scores: HashMap<i64, f64> = candidates.iter().copied().collect();
-    let chunks = index.chunks(&ids)?;
     let q = QueryShape::new(query);
+    let lexical = index.lexical(&terms, &Bm25Params::default(), &opts.filter, pool)?;
+    let scores: HashMap<i64, f64> = if opts.semantic {
+        let dense = index.dense(query, &opts.filter, pool)?;
+        fuse(&lexical, &dense, q.semantic_weight())
+    } else {
+        lexical.iter().copied().collect()
+    };
+    let mut ids: Vec<i64> = scores.keys().copied().collect();
+    ids.sort_unstable();
+    let chunks = index.chunks(&ids)?;
 
     let mut scored: Vec<(f64, ChunkRow)> = chunks
         .into_iter()
@@ -99,6 +108,21 @@ pub fn search(index: &Index, query: &str, opts: &SearchOptions) -> Result<Search
         hits,
         candidates: total,
     })
+}
+
+/// Reciprocal-rank fusion constant: ranks far down a list still count a little.
+const RRF_K: f64 = 60.0;
+
+/// Weighted reciprocal-rank fusion of the lexical and dense rankings (scaled
+/// by 100 for readable scores).
+fn fuse(lexical: &[(i64, f64)], dense: &[(i64, f64)], semantic_weight: f64) -> HashMap<i64, f64> {
+    let mut out: HashMap<i64, f64> = HashMap::new();
+    for (list, weight) in [(lexical, 1.0 - semantic_weight), (dense, semantic_weight)] {
+        for (rank, (id, _)) in list.iter().enumerate() {
+            *out.entry(*id).or_default() += 100.0 * weight / (RRF_K + rank as f64 + 1.0);
+        }
+    }
+    out
 }
 
 fn sort(scored: &mut [(f64, ChunkRow)]) {
@@ -147,6 +171,8 @@ struct QueryShape {
     wants_tests: bool,
     wants_examples: bool,
     wants_docs: bool,
+    /// Three or more plain words: natural language rather than code.
+    sentence: bool,
 }
 
 fn normalize(word: &str) -> String {
@@ -169,7 +195,13 @@ impl QueryShape {
             identifiers.push(normalize(last));
         }
         let lower = query.to_lowercase();
+        let plain = |w: &str| {
+            w.chars().all(char::is_alphabetic) && !w.chars().skip(1).any(char::is_uppercase)
+        };
+        let sentence =
+            words.len() >= 3 && words.iter().filter(|w| plain(w)).count() * 2 > words.len();
         QueryShape {
+            sentence,
             joined: normalize(&words.join("")),
             identifiers,
             wants_tests: lower.contains("test") || lower.contains("spec"),
@@ -188,6 +220,12 @@ impl QueryShape {
             .iter()
             .any(|w| lower.contains(w)),
         }
+    }
+
+    /// How much the dense ranking counts: more for sentences, less for
+    /// identifiers, where exact tokens say more than meaning.
+    fn semantic_weight(&self) -> f64 {
+        if self.sentence { 0.5 } else { 0.3 }
     }
 
     fn boost(&self, c: &ChunkRow) -> f64 {
