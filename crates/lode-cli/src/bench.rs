@@ -94,6 +94,8 @@ struct BenchReport {
     index_disk_mb: f64,
     search_symbol: Percentiles,
     search_sentence: Percentiles,
+    lexical_symbol: Percentiles,
+    lexical_sentence: Percentiles,
     grep: Percentiles,
     chunk_sizes: ChunkSizes,
 }
@@ -125,6 +127,7 @@ pub fn index(common: Common, path: &Path, queries: usize) -> Result<u8> {
         println!(
             "{}\n{} files, {:.1} MB, {} lines → {} chunks, {} symbols\nindex: {:.2} s ({:.0} files/s, {:.1} MB/s), peak RSS {:.0} MB, index {:.1} MB on disk\n\
              search (identifier): p50 {:.2} ms  p95 {:.2} ms  (n={})\nsearch (sentence):   p50 {:.2} ms  p95 {:.2} ms  (n={})\n\
+             lexical (identifier): p50 {:.2} ms  p95 {:.2} ms\nlexical (sentence):   p50 {:.2} ms  p95 {:.2} ms\n\
              grep:                p50 {:.2} ms  p95 {:.2} ms  (n={})\nchunks: mean {:.0} B, p50 {} B, p90 {} B, p99 {} B, max {} B, mean {:.1} lines, {} over the hard cap",
             report.root,
             report.files,
@@ -143,6 +146,10 @@ pub fn index(common: Common, path: &Path, queries: usize) -> Result<u8> {
             report.search_sentence.p50_ms,
             report.search_sentence.p95_ms,
             report.search_sentence.n,
+            report.lexical_symbol.p50_ms,
+            report.lexical_symbol.p95_ms,
+            report.lexical_sentence.p50_ms,
+            report.lexical_sentence.p95_ms,
             report.grep.p50_ms,
             report.grep.p95_ms,
             report.grep.n,
@@ -223,6 +230,24 @@ fn run(common: &Common, path: &Path, queries: usize, tmp: &Path) -> Result<Bench
             })?);
         }
     }
+    let lexical = SearchOptions {
+        semantic: false,
+        ..SearchOptions::default()
+    };
+    let mut lexical_symbol_ms = Vec::new();
+    for n in &names {
+        lexical_symbol_ms.push(time(&mut || {
+            lode_search::search(&index, n, &lexical).map(|_| ())
+        })?);
+    }
+    let mut lexical_sentence_ms = Vec::new();
+    for _ in 0..(queries / SENTENCES.len()).max(1) {
+        for s in SENTENCES {
+            lexical_sentence_ms.push(time(&mut || {
+                lode_search::search(&index, s, &lexical).map(|_| ())
+            })?);
+        }
+    }
     let mut grep_ms = Vec::new();
     for p in PATTERNS {
         grep_ms.push(time(&mut || {
@@ -272,6 +297,8 @@ fn run(common: &Common, path: &Path, queries: usize, tmp: &Path) -> Result<Bench
         index_disk_mb: index.disk_bytes() as f64 / 1e6,
         search_symbol: percentiles(symbol_ms),
         search_sentence: percentiles(sentence_ms),
+        lexical_symbol: percentiles(lexical_symbol_ms),
+        lexical_sentence: percentiles(lexical_sentence_ms),
         grep: percentiles(grep_ms),
         chunk_sizes,
     })

@@ -56,6 +56,9 @@ pub enum Command {
         /// Only this language (repeatable): python, rust, typescript, …
         #[arg(long, value_name = "LANG")]
         lang: Vec<String>,
+        /// Lexical ranking only (BM25F and the rerank, no embeddings).
+        #[arg(long)]
+        lexical: bool,
         #[command(flatten)]
         common: Common,
     },

@@ -40,6 +40,7 @@ pub fn run(cmd: Command) -> Result<u8> {
             path,
             top_k,
             lang,
+            lexical,
             common,
         } => {
             let ctx = Context::new(common, None, None)?;
@@ -50,6 +51,7 @@ pub fn run(cmd: Command) -> Result<u8> {
                 SearchOptions {
                     top_k: top_k as usize,
                     filter,
+                    semantic: !lexical,
                     ..SearchOptions::default()
                 },
             )

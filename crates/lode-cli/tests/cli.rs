@@ -402,3 +402,22 @@ fn eval_scores_cases_against_the_index() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+#[test]
+fn hybrid_search_finds_meaning_where_no_word_matches() {
+    let repo = Repo::fixture("shop");
+    // No token of this query occurs in the repository: only the embeddings can answer.
+    let query = "monetary reductions";
+    let out = repo.run(&["search", query, "--lexical"]);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "lexical search has nothing to match"
+    );
+    let hits = repo.search_hits(query);
+    assert!(!hits.is_empty());
+    assert!(
+        hits.iter().take(3).any(|h| h.0 == "src/shop/pricing.py"),
+        "{hits:?}"
+    );
+}
