@@ -88,6 +88,9 @@ pub fn search(index: &Index, query: &str, opts: &SearchOptions) -> Result<Search
         })
         .collect();
     sort(&mut scored);
+    if opts.rerank {
+        lift_files_with_several_strong_chunks(&mut scored);
+    }
     // After a file's first hit, each further hit from it counts half as much.
     let mut seen: HashMap<String, i32> = HashMap::new();
     for (score, c) in scored.iter_mut().filter(|_| opts.rerank) {
@@ -108,6 +111,31 @@ pub fn search(index: &Index, query: &str, opts: &SearchOptions) -> Result<Search
         hits,
         candidates: total,
     })
+}
+
+/// A file whose several chunks score well is likely the answer as a whole:
+/// its best chunk is lifted by 20 % (scored is sorted best first).
+fn lift_files_with_several_strong_chunks(scored: &mut [(f64, ChunkRow)]) {
+    let Some(top) = scored.first().map(|s| s.0) else {
+        return;
+    };
+    let mut strong: HashMap<&str, usize> = HashMap::new();
+    for (score, c) in scored.iter() {
+        if *score >= 0.5 * top {
+            *strong.entry(c.path.as_str()).or_default() += 1;
+        }
+    }
+    let lifted: std::collections::HashSet<String> = strong
+        .into_iter()
+        .filter(|(_, n)| *n >= 2)
+        .map(|(p, _)| p.to_string())
+        .collect();
+    let mut done = std::collections::HashSet::new();
+    for (score, c) in scored.iter_mut() {
+        if lifted.contains(&c.path) && done.insert(c.path.clone()) {
+            *score *= 1.2;
+        }
+    }
 }
 
 /// Reciprocal-rank fusion constant: ranks far down a list still count a little.
@@ -225,7 +253,7 @@ impl QueryShape {
     /// How much the dense ranking counts: more for sentences, less for
     /// identifiers, where exact tokens say more than meaning.
     fn semantic_weight(&self) -> f64 {
-        if self.sentence { 0.5 } else { 0.3 }
+        if self.sentence { 0.4 } else { 0.3 }
     }
 
     fn boost(&self, c: &ChunkRow) -> f64 {
@@ -238,6 +266,12 @@ impl QueryShape {
         }
         let path = c.path.to_ascii_lowercase();
         if !self.wants_tests && is_test_path(&c.path) {
+            b *= 0.3;
+        }
+        if path
+            .split('/')
+            .any(|seg| matches!(seg, "compat" | "legacy" | "deprecated"))
+        {
             b *= 0.5;
         }
         if !self.wants_examples && is_example_path(&path) {
