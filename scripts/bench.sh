@@ -14,8 +14,7 @@ trap 'rm -rf "$tmp"' EXIT
 cp -r "$repo" "$tmp/repo"
 cache="$tmp/cache"
 root="$tmp/repo"
-edit=${2:-$(cd "$root" && git ls-files 2>/dev/null | head -1 || true)}
-[ -n "$edit" ] || edit=$(cd "$root" && find . -type f -name '*.go' -o -type f -name '*.rs' -o -type f -name '*.py' | head -1)
+edit=${2:-$(cd "$root" && find . -type f \( -name '*.go' -o -name '*.rs' -o -name '*.py' -o -name '*.ts' \) -print -quit)}
 q="error handling when the request fails"
 common=(--root "$root" --cache-dir "$cache")
 

@@ -188,8 +188,7 @@ pub fn walk(root: &Path, policy: &FilePolicy) -> Result<WalkReport> {
         .ignore(true)
         .parents(true)
         .require_git(false)
-        .follow_links(true)
-        .sort_by_file_name(|a, b| a.cmp(b));
+        .follow_links(true);
 
     let hidden = policy.hidden;
     let vendored = policy.vendored;
@@ -242,90 +241,38 @@ pub fn walk(root: &Path, policy: &FilePolicy) -> Result<WalkReport> {
         }
     });
 
-    let walker = builder.build();
+    // The walk runs on all cores (it is mostly stat calls); order is restored by sorting.
+    let seen: std::sync::Mutex<Vec<Seen>> = std::sync::Mutex::new(Vec::new());
+    let ctx = EntryContext {
+        root: &root_canon,
+        include: include.as_ref(),
+        exclude: exclude.as_ref(),
+        vendored,
+        max_file_size: policy.max_file_size,
+        linked_dirs: &linked_dirs,
+    };
+    builder.build_parallel().run(|| {
+        let (seen, ctx) = (&seen, &ctx);
+        Box::new(move |result| {
+            let outcome = classify(result, ctx);
+            if !matches!(outcome, Seen::Nothing) {
+                seen.lock().unwrap().push(outcome);
+            }
+            ignore::WalkState::Continue
+        })
+    });
     let mut candidates = Vec::new();
     // Files reached through a symlink, with the root-relative path they lead to.
     let mut aliases: Vec<(WalkedFile, Option<String>)> = Vec::new();
-    for result in walker {
-        let entry = match result {
-            Ok(e) => e,
-            Err(_) => {
-                report.skip(SkipReason::Unreadable);
-                continue;
-            }
-        };
-        if entry.depth() == 0 || !entry.file_type().is_some_and(|t| t.is_file()) {
-            continue;
-        }
-        let abs = entry.path().to_path_buf();
-        if entry.path_is_symlink() {
-            match abs.canonicalize() {
-                Ok(target) if target.starts_with(&root_canon) => {}
-                _ => {
-                    report.skip(SkipReason::SymlinkOutsideRoot);
-                    continue;
-                }
-            }
-        }
-        let Ok(rel) = abs.strip_prefix(&root_canon) else {
-            continue;
-        };
-        let Some(rel) = rel.to_str() else {
-            report.skip(SkipReason::BadPathEncoding);
-            continue;
-        };
-        let rel = rel.replace(std::path::MAIN_SEPARATOR, "/");
-        if exclude.as_ref().is_some_and(|g| g.is_match(&rel))
-            || include.as_ref().is_some_and(|g| !g.is_match(&rel))
-        {
-            report.skip(SkipReason::Excluded);
-            continue;
-        }
-        let name = rel.rsplit('/').next().unwrap_or(&rel);
-        if let Some(reason) = name_reason(name, vendored) {
-            report.skip(reason);
-            continue;
-        }
-        let meta = match entry.metadata() {
-            Ok(m) => m,
-            Err(_) => {
-                report.skip(SkipReason::Unreadable);
-                continue;
-            }
-        };
-        if meta.len() > policy.max_file_size {
-            report.skip(SkipReason::TooLarge);
-            continue;
-        }
-        let mtime_ns = meta
-            .modified()
-            .ok()
-            .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
-            .map_or(0, |d| d.as_nanos() as i64);
-        let via_link = entry.path_is_symlink()
-            || linked_dirs
-                .lock()
-                .unwrap()
-                .iter()
-                .any(|d| abs.starts_with(d));
-        let file = WalkedFile {
-            path: rel,
-            abs,
-            size: meta.len(),
-            mtime_ns,
-        };
-        if via_link {
-            let target = file.abs.canonicalize().ok().and_then(|t| {
-                t.strip_prefix(&root_canon)
-                    .ok()
-                    .and_then(|r| r.to_str())
-                    .map(|r| r.replace(std::path::MAIN_SEPARATOR, "/"))
-            });
-            aliases.push((file, target));
-        } else {
-            candidates.push(file);
+    for outcome in seen.into_inner().unwrap() {
+        match outcome {
+            Seen::Skip(reason) => report.skip(reason),
+            Seen::File(f) => candidates.push(f),
+            Seen::Alias(f, target) => aliases.push((f, target)),
+            Seen::Nothing => {}
         }
     }
+    aliases.sort_by(|a, b| a.0.path.cmp(&b.0.path));
     // A link to a file the walk already has is a duplicate; a link to a file
     // the walk does not reach (ignored or excluded) is indexed under the link.
     let real: std::collections::HashSet<String> =
@@ -374,6 +321,88 @@ fn globset(globs: &[String]) -> Result<Option<GlobSet>> {
     b.build()
         .map(Some)
         .map_err(|e| lode_core::Error::BadConfig(format!("bad glob set: {e}")))
+}
+
+/// What the walk made of one entry.
+enum Seen {
+    Skip(SkipReason),
+    File(WalkedFile),
+    /// Reached through a symlink: the file and the root-relative path it leads to.
+    Alias(WalkedFile, Option<String>),
+    Nothing,
+}
+
+/// What classifying an entry needs, shared by the walker's threads.
+struct EntryContext<'a> {
+    root: &'a Path,
+    include: Option<&'a GlobSet>,
+    exclude: Option<&'a GlobSet>,
+    vendored: bool,
+    max_file_size: u64,
+    linked_dirs: &'a std::sync::Mutex<Vec<PathBuf>>,
+}
+
+fn classify(result: Result<ignore::DirEntry, ignore::Error>, ctx: &EntryContext) -> Seen {
+    let Ok(entry) = result else {
+        return Seen::Skip(SkipReason::Unreadable);
+    };
+    if entry.depth() == 0 || !entry.file_type().is_some_and(|t| t.is_file()) {
+        return Seen::Nothing;
+    }
+    let abs = entry.path().to_path_buf();
+    if entry.path_is_symlink() && !abs.canonicalize().is_ok_and(|t| t.starts_with(ctx.root)) {
+        return Seen::Skip(SkipReason::SymlinkOutsideRoot);
+    }
+    let Ok(rel) = abs.strip_prefix(ctx.root) else {
+        return Seen::Nothing;
+    };
+    let Some(rel) = rel.to_str() else {
+        return Seen::Skip(SkipReason::BadPathEncoding);
+    };
+    let rel = rel.replace(std::path::MAIN_SEPARATOR, "/");
+    if ctx.exclude.is_some_and(|g| g.is_match(&rel))
+        || ctx.include.is_some_and(|g| !g.is_match(&rel))
+    {
+        return Seen::Skip(SkipReason::Excluded);
+    }
+    let name = rel.rsplit('/').next().unwrap_or(&rel);
+    if let Some(reason) = name_reason(name, ctx.vendored) {
+        return Seen::Skip(reason);
+    }
+    let Ok(meta) = entry.metadata() else {
+        return Seen::Skip(SkipReason::Unreadable);
+    };
+    if meta.len() > ctx.max_file_size {
+        return Seen::Skip(SkipReason::TooLarge);
+    }
+    let mtime_ns = meta
+        .modified()
+        .ok()
+        .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
+        .map_or(0, |d| d.as_nanos() as i64);
+    let via_link = entry.path_is_symlink()
+        || ctx
+            .linked_dirs
+            .lock()
+            .unwrap()
+            .iter()
+            .any(|d| abs.starts_with(d));
+    let file = WalkedFile {
+        path: rel,
+        abs,
+        size: meta.len(),
+        mtime_ns,
+    };
+    if !via_link {
+        return Seen::File(file);
+    }
+    let target = file.abs.canonicalize().ok().and_then(|t| {
+        t.strip_prefix(ctx.root)
+            .ok()
+            .and_then(|r| r.to_str())
+            .map(|r| r.replace(std::path::MAIN_SEPARATOR, "/"))
+    });
+    Seen::Alias(file, target)
 }
 
 /// Reasons decided from the file name alone.
