@@ -102,6 +102,23 @@ impl StaticModel {
         .expect("the built-in model is valid (checked by the crate's tests)")
     }
 
+    /// A fingerprint of the built-in model (its files and the embedding code
+    /// version) computed without loading it: what an index records, so that
+    /// opening an index does not pay for parsing the model.
+    pub fn builtin_fingerprint() -> &'static str {
+        static FINGERPRINT: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+        FINGERPRINT.get_or_init(|| {
+            let mut hasher = blake3::Hasher::new();
+            hasher.update(b"lode-embed builtin");
+            hasher.update(&EMBED_VERSION.to_le_bytes());
+            for part in [BUILTIN_CONFIG, BUILTIN_MODEL, BUILTIN_TOKENIZER] {
+                hasher.update(&(part.len() as u64).to_le_bytes());
+                hasher.update(part);
+            }
+            format!("builtin-{}", &hasher.finalize().to_hex()[..16])
+        })
+    }
+
     /// Loads a model2vec model directory (`config.json`, `model.safetensors`,
     /// `tokenizer.json`), as written by Python's `StaticModel.save_pretrained`.
     pub fn from_dir(dir: impl AsRef<Path>) -> Result<StaticModel> {

@@ -24,7 +24,12 @@ pub fn model() -> &'static StaticModel {
 
 /// What the stored vectors depend on, for the index fingerprint.
 pub fn fingerprint() -> String {
-    format!("{}:{}:{}", model().id(), ENCODING.name(), EMBED_CHARS)
+    format!(
+        "{}:{}:{}",
+        StaticModel::builtin_fingerprint(),
+        ENCODING.name(),
+        EMBED_CHARS
+    )
 }
 
 /// The text embedded for a chunk: its path, the names it defines, its head.
