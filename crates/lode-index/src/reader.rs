@@ -16,6 +16,7 @@ pub struct Index {
     store: Store,
     pub location: IndexLocation,
     stats_cache: OnceLock<CollectionStats>,
+    vectors_cache: OnceLock<(Vec<i64>, Vec<u8>)>,
 }
 
 /// A symbol as stored.
@@ -126,6 +127,7 @@ impl Index {
             store,
             location: loc.clone(),
             stats_cache: OnceLock::new(),
+            vectors_cache: OnceLock::new(),
         })
     }
 
@@ -221,13 +223,36 @@ impl Index {
         };
         let stride = crate::vectors::stride();
         let allowed = self.allowed_chunks(filter)?;
+        let (ids, data) = self.vectors()?;
+        let mut scored: Vec<(i64, f64)> = Vec::with_capacity(ids.len());
+        for (id, v) in ids.iter().zip(data.chunks_exact(stride)) {
+            if allowed.as_ref().is_none_or(|a| a.contains(id)) {
+                scored.push((*id, f64::from(q.score(v))));
+            }
+        }
+        let by_score = |a: &(i64, f64), b: &(i64, f64)| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0));
+        if scored.len() > limit && limit > 0 {
+            scored.select_nth_unstable_by(limit - 1, by_score);
+            scored.truncate(limit);
+        }
+        scored.sort_by(by_score);
+        Ok(scored)
+    }
+
+    /// Every chunk's id and stored vector, read once per open index: a
+    /// long-lived process scans memory, not the database, on each query.
+    fn vectors(&self) -> Result<&(Vec<i64>, Vec<u8>)> {
+        if let Some(v) = self.vectors_cache.get() {
+            return Ok(v);
+        }
+        let stride = crate::vectors::stride();
         let mut stmt = self
             .store
             .connection()
-            .prepare_cached("SELECT ids, data FROM vectors")
+            .prepare_cached("SELECT ids, data FROM vectors ORDER BY file_id")
             .map_err(|e| self.err(e))?;
         let mut rows = stmt.query([]).map_err(|e| self.err(e))?;
-        let mut scored: Vec<(i64, f64)> = Vec::new();
+        let (mut all_ids, mut all_data) = (Vec::new(), Vec::new());
         while let Some(row) = rows.next().map_err(|e| self.err(e))? {
             let ids = row
                 .get_ref(0)
@@ -240,20 +265,14 @@ impl Index {
             if data.len() != ids.len() / 8 * stride {
                 continue; // written by another model; the fingerprint rebuilds it
             }
-            for (id, v) in ids.chunks_exact(8).zip(data.chunks_exact(stride)) {
-                let id = i64::from_le_bytes(id.try_into().expect("8 bytes"));
-                if allowed.as_ref().is_none_or(|a| a.contains(&id)) {
-                    scored.push((id, f64::from(q.score(v))));
-                }
-            }
+            all_ids.extend(
+                ids.chunks_exact(8)
+                    .map(|b| i64::from_le_bytes(b.try_into().expect("8 bytes"))),
+            );
+            all_data.extend_from_slice(data);
         }
-        let by_score = |a: &(i64, f64), b: &(i64, f64)| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0));
-        if scored.len() > limit && limit > 0 {
-            scored.select_nth_unstable_by(limit - 1, by_score);
-            scored.truncate(limit);
-        }
-        scored.sort_by(by_score);
-        Ok(scored)
+        let _ = self.vectors_cache.set((all_ids, all_data));
+        Ok(self.vectors_cache.get().expect("just set"))
     }
 
     /// The chunks a filter admits, or `None` when it admits all.
