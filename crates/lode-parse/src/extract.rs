@@ -1,4 +1,6 @@
-//! Running a language's queries over a parse tree.
+//! Running a language's queries over a parse tree: the three query files are
+//! one query, run in one walk of the tree; each match goes to symbols, calls or
+//! imports by its pattern index, after its `#has-parent?` predicates pass.
 //!
 //! Query capture conventions (see `queries/README.md`):
 //! - symbols: `@definition.<kind>` on the whole definition, `@name` on its name,
@@ -20,7 +22,7 @@ use tree_sitter::{Node, Parser, QueryCursor, StreamingIterator, Tree};
 use crate::chunk::{self, SymbolRange};
 use crate::doc::{clean_doc, leading_comments};
 use crate::lines::LineIndex;
-use crate::registry::{self, LangQueries};
+use crate::registry::{self, LangQueries, PatternSet, Role};
 
 const SIGNATURE_CAP: usize = 240;
 const RECEIVER_CAP: usize = 80;
@@ -34,15 +36,39 @@ thread_local! {
 /// Extracts symbols, calls, imports and chunks from a code file.
 /// Returns `None` when the language has no grammar or parsing failed.
 pub(crate) fn extract_code(lang: Language, source: &str, lines: &LineIndex) -> Option<FileExtract> {
+    extract_code_probed(lang, source, lines, &mut ())
+}
+
+/// Told when each phase of [`extract_code_probed`] ends; `()` ignores it, and
+/// compiles to nothing.
+pub(crate) trait Probe {
+    fn phase_done(&mut self, _phase: &'static str) {}
+}
+
+impl Probe for () {}
+
+pub(crate) fn extract_code_probed<P: Probe>(
+    lang: Language,
+    source: &str,
+    lines: &LineIndex,
+    probe: &mut P,
+) -> Option<FileExtract> {
     let queries = registry::queries(lang)?;
     let tree = parse(lang, queries, source)?;
+    probe.phase_done("parse");
     let root = tree.root_node();
     let bytes = source.as_bytes();
 
-    let (symbols, ranges) = symbols(queries, root, bytes, lines);
-    let calls = calls(queries, root, bytes, lines, &symbols);
-    let imports = imports(queries, root, bytes, lines);
+    let found = run_queries(queries, root, bytes);
+    probe.phase_done("query");
+    let (symbols, ranges) = symbols(found.symbols, bytes, lines);
+    probe.phase_done("symbols");
+    let calls = calls(found.calls, &found.ignored, bytes, lines, &symbols);
+    probe.phase_done("calls");
+    let imports = imports(found.imports, bytes, lines);
+    probe.phase_done("imports");
     let chunks = chunk::chunk_symbols(source, lines, &symbols, &ranges);
+    probe.phase_done("chunk");
     Some(FileExtract {
         language: Some(lang),
         symbols,
@@ -105,107 +131,169 @@ fn collapse_ws(text: &str, cap: usize) -> String {
     out
 }
 
-struct RawSymbol {
+/// A symbols match, its text not yet taken: most of the work waits until
+/// duplicate matches of one definition are dropped.
+struct RawSymbol<'t> {
     pattern: usize,
-    node_id: usize,
-    start: u32,
-    end: u32,
-    leading_start: u32,
-    name: String,
+    def: Node<'t>,
     kind: SymbolKind,
-    signature: String,
-    doc: Option<String>,
-    /// From a `@container` capture: `type Config`.
-    container: Option<String>,
+    name: Node<'t>,
+    body: Option<Node<'t>>,
+    doc: Option<Node<'t>>,
+    /// A `@container` capture: the type of a member defined outside it.
+    container: Option<Node<'t>>,
+}
+
+/// A calls match that counts (the first with a name for its call node).
+struct RawCall<'t> {
+    call: Node<'t>,
+    callee: Node<'t>,
+    receiver: Option<Node<'t>>,
+}
+
+/// An imports match: the statement, its `@source` captures and its names.
+struct RawImport<'t> {
+    stmt: Node<'t>,
+    sources: Vec<Node<'t>>,
+    names: Vec<String>,
+}
+
+#[derive(Default)]
+struct Found<'t> {
+    symbols: Vec<RawSymbol<'t>>,
+    calls: Vec<RawCall<'t>>,
+    /// `@ignore` captures: calls inside them are dropped.
+    ignored: Vec<Range<usize>>,
+    imports: Vec<RawImport<'t>>,
+}
+
+/// Whether `collapse_ws` would give an empty string for a node's text.
+fn is_blank(node: Node, bytes: &[u8]) -> bool {
+    text_of(node, bytes).split_whitespace().next().is_none()
+}
+
+thread_local! {
+    static CURSOR: RefCell<QueryCursor> = RefCell::new(QueryCursor::new());
+}
+
+/// Runs the language's one query (symbols, calls and imports) over the tree,
+/// in one walk, and sorts the matches out by the file their pattern is from.
+fn run_queries<'t>(q: &LangQueries, root: Node<'t>, bytes: &[u8]) -> Found<'t> {
+    let mut found = Found::default();
+    let mut seen_calls: HashSet<usize> = HashSet::new();
+    CURSOR.with(|cell| {
+        let mut cursor = cell.borrow_mut();
+        let mut matches = cursor.matches(&q.query, root, bytes);
+        while let Some(m) = matches.next() {
+            if !q.parents_ok(m.pattern_index, m.captures) {
+                continue;
+            }
+            match q.set(m.pattern_index) {
+                PatternSet::Symbols => {
+                    let (mut def, mut kind, mut name) = (None, None, None);
+                    let (mut body, mut doc, mut container) = (None, None, None);
+                    for cap in m.captures {
+                        match q.role(cap.index) {
+                            Role::Definition(k) => {
+                                def = Some(cap.node);
+                                kind = k;
+                            }
+                            Role::Name => {
+                                name.get_or_insert(cap.node);
+                            }
+                            Role::Body => {
+                                body.get_or_insert(cap.node);
+                            }
+                            Role::Doc => {
+                                doc.get_or_insert(cap.node);
+                            }
+                            Role::Container => {
+                                container.get_or_insert(cap.node);
+                            }
+                            _ => {}
+                        }
+                    }
+                    let (Some(def), Some(kind), Some(name)) = (def, kind, name) else {
+                        continue;
+                    };
+                    if is_blank(name, bytes) {
+                        continue;
+                    }
+                    found.symbols.push(RawSymbol {
+                        pattern: m.pattern_index,
+                        def,
+                        kind,
+                        name,
+                        body,
+                        doc,
+                        container,
+                    });
+                }
+                PatternSet::Calls => {
+                    let (mut call, mut callee, mut receiver) = (None, None, None);
+                    for cap in m.captures {
+                        match q.role(cap.index) {
+                            Role::Call => call = Some(cap.node),
+                            Role::Callee => callee = Some(cap.node),
+                            Role::Receiver => receiver = Some(cap.node),
+                            Role::Ignore => found.ignored.push(cap.node.byte_range()),
+                            _ => {}
+                        }
+                    }
+                    let (Some(call), Some(callee)) = (call, callee) else {
+                        continue;
+                    };
+                    // A call node counts once: its first match with a name.
+                    if seen_calls.contains(&call.id())
+                        || is_blank(callee, bytes)
+                        || !seen_calls.insert(call.id())
+                    {
+                        continue;
+                    }
+                    found.calls.push(RawCall {
+                        call,
+                        callee,
+                        receiver,
+                    });
+                }
+                PatternSet::Imports => {
+                    let (mut stmt, mut sources, mut names) = (None, Vec::new(), Vec::new());
+                    for cap in m.captures {
+                        match q.role(cap.index) {
+                            Role::Import => stmt = Some(cap.node),
+                            Role::Source => sources.push(cap.node),
+                            Role::Name => names.push(collapse_ws(text_of(cap.node, bytes), 120)),
+                            _ => {}
+                        }
+                    }
+                    if let Some(stmt) = stmt {
+                        found.imports.push(RawImport {
+                            stmt,
+                            sources,
+                            names,
+                        });
+                    }
+                }
+            }
+        }
+    });
+    found
 }
 
 fn symbols(
-    q: &LangQueries,
-    root: Node,
+    mut raw: Vec<RawSymbol>,
     bytes: &[u8],
     lines: &LineIndex,
 ) -> (Vec<Symbol>, Vec<SymbolRange>) {
-    let names = q.symbols.capture_names();
-    let mut raw: Vec<RawSymbol> = Vec::new();
-    let mut cursor = QueryCursor::new();
-    let mut matches = cursor.matches(&q.symbols, root, bytes);
-    while let Some(m) = matches.next() {
-        let mut def = None;
-        let mut kind = None;
-        let mut name = None;
-        let mut body = None;
-        let mut doc = None;
-        let mut container = None;
-        for cap in m.captures {
-            let cname = names[cap.index as usize];
-            if let Some(k) = cname.strip_prefix("definition.") {
-                def = Some(cap.node);
-                kind = SymbolKind::from_name(k);
-            } else if cname == "name" {
-                name.get_or_insert(cap.node);
-            } else if cname == "body" {
-                body.get_or_insert(cap.node);
-            } else if cname == "doc" {
-                doc.get_or_insert(cap.node);
-            } else if cname == "container" {
-                container.get_or_insert(cap.node);
-            }
-        }
-        let (Some(def), Some(kind), Some(name)) = (def, kind, name) else {
-            continue;
-        };
-        let name = collapse_ws(text_of(name, bytes), 120);
-        if name.is_empty() {
-            continue;
-        }
-        let sig_end = body
-            .map(|b| b.start_byte())
-            .filter(|&s| s > def.start_byte());
-        let signature = match sig_end {
-            Some(end) => collapse_ws(
-                std::str::from_utf8(&bytes[def.start_byte()..end]).unwrap_or(""),
-                SIGNATURE_CAP,
-            ),
-            None => {
-                let line = lines.line0(def.start_byte() as u32);
-                let end = (lines.end(line) as usize).min(def.end_byte());
-                collapse_ws(
-                    std::str::from_utf8(&bytes[def.start_byte()..end]).unwrap_or(""),
-                    SIGNATURE_CAP,
-                )
-            }
-        };
-        let (leading_start, comment_doc) = leading_comments(def, bytes, lines);
-        let doc = doc
-            .map(|d| clean_doc(text_of(d, bytes)))
-            .or(comment_doc)
-            .filter(|d| !d.is_empty());
-        raw.push(RawSymbol {
-            pattern: m.pattern_index,
-            node_id: def.id(),
-            start: def.start_byte() as u32,
-            end: def.end_byte() as u32,
-            leading_start,
-            name,
-            kind,
-            signature: signature
-                .trim_end_matches([':', '{', '=', ';', ' '])
-                .to_string(),
-            doc,
-            container: container
-                .map(|c| type_name(text_of(c, bytes)))
-                .filter(|c| !c.is_empty())
-                .map(|c| format!("type {c}")),
-        });
-    }
     // One symbol per definition node: the first pattern that matched wins.
-    raw.sort_by_key(|r| (r.node_id, r.pattern));
-    raw.dedup_by_key(|r| r.node_id);
+    raw.sort_by_key(|r| (r.def.id(), r.pattern));
+    raw.dedup_by_key(|r| r.def.id());
     // Outer definitions before inner ones.
     raw.sort_by(|a, b| {
-        a.start
-            .cmp(&b.start)
-            .then(b.end.cmp(&a.end))
+        a.def
+            .start_byte()
+            .cmp(&b.def.start_byte())
+            .then(b.def.end_byte().cmp(&a.def.end_byte()))
             .then(a.pattern.cmp(&b.pattern))
     });
 
@@ -213,24 +301,31 @@ fn symbols(
     let mut ranges = Vec::with_capacity(raw.len());
     let mut stack: Vec<usize> = Vec::new();
     for r in raw {
+        let def = r.def;
+        let (start, end) = (def.start_byte() as u32, def.end_byte() as u32);
         while let Some(&top) = stack.last() {
-            if symbols[top].span.end_byte >= r.end && symbols[top].span.start_byte <= r.start {
+            if symbols[top].span.end_byte >= end && symbols[top].span.start_byte <= start {
                 break;
             }
             stack.pop();
         }
         let parent = stack.last().copied();
+        // A captured container names the owner of a member defined outside it.
+        let captured = r
+            .container
+            .map(|c| type_name(text_of(c, bytes)))
+            .filter(|c| !c.is_empty())
+            .map(|c| format!("type {c}"));
         let mut kind = r.kind;
         if kind == SymbolKind::Function
-            && (r.container.is_some()
+            && (captured.is_some()
                 || parent.is_some_and(|p| {
                     symbols[p].kind.is_container() && symbols[p].kind != SymbolKind::Module
                 }))
         {
             kind = SymbolKind::Method;
         }
-        // A captured container names the owner of a member defined outside it.
-        let container = r.container.or_else(|| {
+        let container = captured.or_else(|| {
             stack
                 .iter()
                 .rev()
@@ -238,18 +333,37 @@ fn symbols(
                 .find(|s| s.kind.is_container())
                 .map(|s| format!("{} {}", s.kind.as_str(), s.name))
         });
-        let span = lines.span(r.start, r.end);
+        let sig_end = r
+            .body
+            .map(|b| b.start_byte())
+            .filter(|&s| s > def.start_byte())
+            .unwrap_or_else(|| {
+                let line = lines.line0(start);
+                (lines.end(line) as usize).min(def.end_byte())
+            });
+        let mut signature = collapse_ws(
+            std::str::from_utf8(&bytes[def.start_byte()..sig_end]).unwrap_or(""),
+            SIGNATURE_CAP,
+        );
+        let kept = signature.trim_end_matches([':', '{', '=', ';', ' ']).len();
+        signature.truncate(kept);
+        let (leading_start, comment_doc) = leading_comments(def, bytes, lines);
+        let doc = r
+            .doc
+            .map(|d| clean_doc(text_of(d, bytes)))
+            .or(comment_doc)
+            .filter(|d| !d.is_empty());
         symbols.push(Symbol {
-            name: r.name,
+            name: collapse_ws(text_of(r.name, bytes), 120),
             kind,
             container,
             parent: parent.map(|p| p as u32),
-            span,
-            signature: r.signature,
-            doc: r.doc,
+            span: lines.span(start, end),
+            signature,
+            doc,
         });
         ranges.push(SymbolRange {
-            leading_start: r.leading_start.min(r.start),
+            leading_start: leading_start.min(start),
         });
         stack.push(symbols.len() - 1);
     }
@@ -276,77 +390,45 @@ fn enclosing(symbols: &[Symbol], start: u32, end: u32) -> Option<u32> {
 }
 
 fn calls(
-    q: &LangQueries,
-    root: Node,
+    raw: Vec<RawCall>,
+    ignored: &[Range<usize>],
     bytes: &[u8],
     lines: &LineIndex,
     symbols: &[Symbol],
 ) -> Vec<CallSite> {
-    let names = q.calls.capture_names();
-    // (callee start, call) per call node: the first match of a node wins.
-    let mut found: Vec<(usize, CallSite)> = Vec::new();
-    let mut seen: HashSet<usize> = HashSet::new();
-    let mut ignored: Vec<Range<usize>> = Vec::new();
-    let mut cursor = QueryCursor::new();
-    let mut matches = cursor.matches(&q.calls, root, bytes);
-    while let Some(m) = matches.next() {
-        let (mut call, mut callee, mut receiver) = (None, None, None);
-        for cap in m.captures {
-            match names[cap.index as usize] {
-                "call" => call = Some(cap.node),
-                "callee" => callee = Some(cap.node),
-                "receiver" => receiver = Some(cap.node),
-                "ignore" => ignored.push(cap.node.byte_range()),
-                _ => {}
-            }
-        }
-        let (Some(call), Some(callee)) = (call, callee) else {
-            continue;
-        };
-        let name = collapse_ws(text_of(callee, bytes), 120);
-        if name.is_empty() || !seen.insert(call.id()) {
-            continue;
-        }
-        let span = lines.span(call.start_byte() as u32, call.end_byte() as u32);
-        found.push((
-            callee.start_byte(),
-            CallSite {
-                callee: name,
-                receiver: receiver.map(|r| collapse_ws(text_of(r, bytes), RECEIVER_CAP)),
+    // (callee start, call)
+    let mut found: Vec<(usize, CallSite)> = raw
+        .into_iter()
+        .filter(|r| !is_ignored(ignored, r.call.byte_range()))
+        .map(|r| {
+            let span = lines.span(r.call.start_byte() as u32, r.call.end_byte() as u32);
+            let call = CallSite {
+                callee: collapse_ws(text_of(r.callee, bytes), 120),
+                receiver: r
+                    .receiver
+                    .map(|n| collapse_ws(text_of(n, bytes), RECEIVER_CAP)),
                 caller: enclosing(symbols, span.start_byte, span.end_byte),
                 span,
-            },
-        ));
-    }
-    found.retain(|(_, c)| !is_ignored(&ignored, c));
+            };
+            (r.callee.start_byte(), call)
+        })
+        .collect();
     // Source order; calls starting together (a chain `a().b()`) innermost first.
     found.sort_by_key(|(callee, c)| (c.span.start_byte, c.span.end_byte, *callee));
     found.into_iter().map(|(_, c)| c).collect()
 }
 
-fn is_ignored(ignored: &[Range<usize>], call: &CallSite) -> bool {
-    let (start, end) = (call.span.start_byte as usize, call.span.end_byte as usize);
-    ignored.iter().any(|r| r.start <= start && end <= r.end)
+fn is_ignored(ignored: &[Range<usize>], call: Range<usize>) -> bool {
+    ignored
+        .iter()
+        .any(|r| r.start <= call.start && call.end <= r.end)
 }
 
-fn imports(q: &LangQueries, root: Node, bytes: &[u8], lines: &LineIndex) -> Vec<Import> {
-    let names = q.imports.capture_names();
+fn imports(raw: Vec<RawImport>, bytes: &[u8], lines: &LineIndex) -> Vec<Import> {
     let mut found: Vec<(usize, Import)> = Vec::new();
-    let mut cursor = QueryCursor::new();
-    let mut matches = cursor.matches(&q.imports, root, bytes);
-    while let Some(m) = matches.next() {
-        let (mut stmt, mut sources, mut imported) = (None, Vec::new(), Vec::new());
-        for cap in m.captures {
-            match names[cap.index as usize] {
-                "import" => stmt = Some(cap.node),
-                "source" => sources.push(cap.node),
-                "name" => imported.push(collapse_ws(text_of(cap.node, bytes), 120)),
-                _ => {}
-            }
-        }
-        let Some(stmt) = stmt else { continue };
-        let source = source_text(&sources, bytes);
-        let id = stmt.id();
+    for r in raw {
+        let source = source_text(&r.sources, bytes);
+        let id = r.stmt.id();
         // Matches of one statement merge per source: `from x import a, b` is one
         // import, `import os, sys` two. A match without a source joins any.
         let same = |(n, i): &&mut (usize, Import)| {
@@ -356,7 +438,7 @@ fn imports(q: &LangQueries, root: Node, bytes: &[u8], lines: &LineIndex) -> Vec<
             if existing.source.is_empty() {
                 existing.source = source;
             }
-            for n in imported {
+            for n in r.names {
                 if !existing.names.contains(&n) {
                     existing.names.push(n);
                 }
@@ -367,8 +449,8 @@ fn imports(q: &LangQueries, root: Node, bytes: &[u8], lines: &LineIndex) -> Vec<
             id,
             Import {
                 source,
-                names: imported,
-                span: lines.span(stmt.start_byte() as u32, stmt.end_byte() as u32),
+                names: r.names,
+                span: lines.span(r.stmt.start_byte() as u32, r.stmt.end_byte() as u32),
             },
         ));
     }
@@ -425,7 +507,8 @@ mod tests {
         let q = registry::queries(lang).unwrap();
         let tree = parse(lang, q, src).unwrap();
         let lines = LineIndex::new(src);
-        let (symbols, ranges) = symbols(q, tree.root_node(), src.as_bytes(), &lines);
+        let found = run_queries(q, tree.root_node(), src.as_bytes());
+        let (symbols, ranges) = symbols(found.symbols, src.as_bytes(), &lines);
         let i = symbols.iter().position(|s| s.name == name).unwrap();
         (
             lines.line0(ranges[i].leading_start) + 1,

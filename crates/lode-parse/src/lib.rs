@@ -57,3 +57,53 @@ pub fn extract(lang: Language, source: &str) -> FileExtract {
         }),
     }
 }
+
+/// Timing hooks for `examples/extract_bench.rs`; not part of the API.
+#[doc(hidden)]
+pub mod bench {
+    use std::time::Duration;
+
+    use lode_core::{FileExtract, Language};
+
+    use crate::extract::Probe;
+    use crate::lines::LineIndex;
+
+    struct Timer {
+        clock: fn() -> Duration,
+        last: Duration,
+        phases: Vec<(&'static str, Duration)>,
+    }
+
+    impl Probe for Timer {
+        fn phase_done(&mut self, phase: &'static str) {
+            let now = (self.clock)();
+            self.phases.push((phase, now.saturating_sub(self.last)));
+            self.last = now;
+        }
+    }
+
+    /// [`crate::extract`] for a code language, with the time of each phase
+    /// (`lines`, `parse`, then the extraction phases in order) on `clock`.
+    /// `None` when the language has no grammar or parsing failed.
+    pub fn extract_timed(
+        lang: Language,
+        source: &str,
+        clock: fn() -> Duration,
+    ) -> Option<(FileExtract, Vec<(&'static str, Duration)>)> {
+        let start = clock();
+        let lines = LineIndex::new(source);
+        let mut timer = Timer {
+            clock,
+            last: start,
+            phases: Vec::new(),
+        };
+        timer.phase_done("lines");
+        let file = crate::extract::extract_code_probed(lang, source, &lines, &mut timer)?;
+        Some((file, timer.phases))
+    }
+
+    /// The query sources of a language: symbols, calls, imports.
+    pub fn query_sources(lang: Language) -> Option<[&'static str; 3]> {
+        crate::registry::query_sources(lang)
+    }
+}

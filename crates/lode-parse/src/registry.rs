@@ -3,8 +3,8 @@
 use std::path::Path;
 use std::sync::OnceLock;
 
-use lode_core::Language;
-use tree_sitter::Query;
+use lode_core::{Language, SymbolKind};
+use tree_sitter::{Query, QueryCapture, QueryPredicateArg};
 
 /// Decides the language of a file from its name and, failing that, its first line.
 ///
@@ -147,7 +147,7 @@ pub fn grammar(lang: Language) -> Option<tree_sitter::Language> {
 }
 
 /// The query sources of a language: symbols, calls, imports.
-fn query_sources(lang: Language) -> Option<[&'static str; 3]> {
+pub(crate) fn query_sources(lang: Language) -> Option<[&'static str; 3]> {
     macro_rules! q {
         ($dir:literal) => {
             [
@@ -181,26 +181,180 @@ fn query_sources(lang: Language) -> Option<[&'static str; 3]> {
     })
 }
 
+/// What a capture is for, by its name (see `queries/README.md`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Role {
+    /// `@definition.<kind>`; `None` for a kind lode does not know.
+    Definition(Option<SymbolKind>),
+    /// `@name`: a symbol's name, or a name an import brings in.
+    Name,
+    Body,
+    Doc,
+    Container,
+    Call,
+    Callee,
+    Receiver,
+    Ignore,
+    Import,
+    Source,
+    /// Anything else, e.g. `@_q` for a predicate.
+    Other,
+}
+
+impl Role {
+    fn of(name: &str) -> Role {
+        if let Some(kind) = name.strip_prefix("definition.") {
+            return Role::Definition(SymbolKind::from_name(kind));
+        }
+        match name {
+            "name" => Role::Name,
+            "body" => Role::Body,
+            "doc" => Role::Doc,
+            "container" => Role::Container,
+            "call" => Role::Call,
+            "callee" => Role::Callee,
+            "receiver" => Role::Receiver,
+            "ignore" => Role::Ignore,
+            "import" => Role::Import,
+            "source" => Role::Source,
+            _ => Role::Other,
+        }
+    }
+}
+
+/// Which file of a language's queries a pattern comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PatternSet {
+    Symbols,
+    Calls,
+    Imports,
+}
+
 /// The compiled queries of one language.
+///
+/// `symbols.scm`, `calls.scm` and `imports.scm` are compiled as one query, so
+/// that a tree is walked once rather than three times; a match's pattern index
+/// tells which file it comes from.
 pub struct LangQueries {
     pub grammar: tree_sitter::Language,
-    pub symbols: Query,
-    pub calls: Query,
-    pub imports: Query,
+    pub query: Query,
+    /// Patterns `0..symbols_end` are symbols, `symbols_end..calls_end` calls,
+    /// the rest imports.
+    symbols_end: usize,
+    calls_end: usize,
+    /// The role of each capture, by capture index.
+    roles: Vec<Role>,
+    /// Per pattern, its `#has-parent?` predicates.
+    parents: Vec<Vec<ParentCheck>>,
+}
+
+impl LangQueries {
+    pub fn set(&self, pattern: usize) -> PatternSet {
+        if pattern < self.symbols_end {
+            PatternSet::Symbols
+        } else if pattern < self.calls_end {
+            PatternSet::Calls
+        } else {
+            PatternSet::Imports
+        }
+    }
+
+    pub fn role(&self, capture: u32) -> Role {
+        self.roles[capture as usize]
+    }
+
+    /// Whether a match passes its pattern's `#has-parent?` predicates.
+    pub fn parents_ok(&self, pattern: usize, captures: &[QueryCapture]) -> bool {
+        self.parents[pattern].iter().all(|(index, kinds)| {
+            captures.iter().filter(|c| c.index == *index).all(|c| {
+                c.node
+                    .parent()
+                    .is_some_and(|p| kinds.contains(&p.kind_id()))
+            })
+        })
+    }
+}
+
+/// `(#has-parent? @capture kind...)`: the capture index, and the kind ids the
+/// parent of its node may have.
+type ParentCheck = (u32, Vec<u16>);
+
+/// Reads the predicates tree-sitter leaves to the caller: `#has-parent?`,
+/// which lets a pattern start at the definition rather than at a parent that
+/// would keep it in progress over the parent's whole subtree.
+fn parent_predicates(
+    query: &Query,
+    grammar: &tree_sitter::Language,
+) -> Result<Vec<Vec<ParentCheck>>, String> {
+    (0..query.pattern_count())
+        .map(|p| {
+            query
+                .general_predicates(p)
+                .iter()
+                .map(|pred| {
+                    let bad = || format!("pattern {p}: bad predicate #{}", pred.operator);
+                    if &*pred.operator != "has-parent?" {
+                        return Err(bad());
+                    }
+                    let Some(QueryPredicateArg::Capture(index)) = pred.args.first() else {
+                        return Err(bad());
+                    };
+                    let kinds = pred.args[1..]
+                        .iter()
+                        .map(|a| match a {
+                            QueryPredicateArg::String(kind) => {
+                                match grammar.id_for_node_kind(kind, true) {
+                                    0 => Err(format!("pattern {p}: unknown node kind {kind}")),
+                                    id => Ok(id),
+                                }
+                            }
+                            QueryPredicateArg::Capture(_) => Err(bad()),
+                        })
+                        .collect::<Result<Vec<u16>, String>>()?;
+                    if kinds.is_empty() {
+                        return Err(bad());
+                    }
+                    Ok((*index, kinds))
+                })
+                .collect()
+        })
+        .collect()
 }
 
 /// Compiles a language's queries, reporting the file and the error.
 pub fn compile(lang: Language) -> Result<LangQueries, String> {
     let grammar = grammar(lang).ok_or_else(|| format!("{lang}: no grammar"))?;
-    let [s, c, i] = query_sources(lang).ok_or_else(|| format!("{lang}: no queries"))?;
-    let build = |name: &str, src: &str| {
-        Query::new(&grammar, src).map_err(|e| format!("queries/{lang}/{name}.scm: {e}"))
+    let sources = query_sources(lang).ok_or_else(|| format!("{lang}: no queries"))?;
+    let [s, c, i] = sources;
+    let combined = format!("{s}\n{c}\n{i}");
+    let query = match Query::new(&grammar, &combined) {
+        Ok(q) => q,
+        Err(e) => {
+            // Name the file at fault.
+            for (name, src) in ["symbols", "calls", "imports"].iter().zip(sources) {
+                Query::new(&grammar, src).map_err(|e| format!("queries/{lang}/{name}.scm: {e}"))?;
+            }
+            return Err(format!("queries/{lang}: {e}"));
+        }
     };
+    // Patterns are numbered in source order; where each starts tells its file.
+    let patterns_before = |offset: usize| {
+        (0..query.pattern_count())
+            .take_while(|&p| query.start_byte_for_pattern(p) < offset)
+            .count()
+    };
+    let symbols_end = patterns_before(s.len() + 1);
+    let calls_end = patterns_before(s.len() + 1 + c.len() + 1);
+    let roles = query.capture_names().iter().map(|n| Role::of(n)).collect();
+    let parents =
+        parent_predicates(&query, &grammar).map_err(|e| format!("queries/{lang}: {e}"))?;
     Ok(LangQueries {
-        symbols: build("symbols", s)?,
-        calls: build("calls", c)?,
-        imports: build("imports", i)?,
         grammar: grammar.clone(),
+        query,
+        symbols_end,
+        calls_end,
+        roles,
+        parents,
     })
 }
 
@@ -223,6 +377,17 @@ mod tests {
                 panic!("{e}");
             }
         }
+    }
+
+    #[test]
+    fn has_parent_is_read_and_other_predicates_refused() {
+        let g = grammar(Language::Go).unwrap();
+        let read = |src: &str| parent_predicates(&Query::new(&g, src).unwrap(), &g);
+        let checks = read("((identifier) @x (#has-parent? @x source_file block))").unwrap();
+        assert_eq!(checks[0].len(), 1);
+        assert_eq!(checks[0][0].1.len(), 2);
+        assert!(read("((identifier) @x (#has-parent? @x no_such_kind))").is_err());
+        assert!(read("((identifier) @x (#has-parnet? @x block))").is_err());
     }
 
     #[test]

@@ -5,11 +5,9 @@
 
 ; Top-level constants with an upper-case name: MAX_TRIES=3, readonly LOG_DIR=/var/log,
 ; export API_URL=...
-(program
-  (variable_assignment name: (variable_name) @name)
-  @definition.constant
-  (#match? @name "^[A-Z][A-Z0-9_]*$"))
-(program
-  (declaration_command (variable_assignment name: (variable_name) @name))
-  @definition.constant
-  (#match? @name "^[A-Z][A-Z0-9_]*$"))
+((variable_assignment name: (variable_name) @name) @definition.constant
+ (#match? @name "^[A-Z][A-Z0-9_]*$")
+ (#has-parent? @definition.constant program))
+((declaration_command (variable_assignment name: (variable_name) @name)) @definition.constant
+ (#match? @name "^[A-Z][A-Z0-9_]*$")
+ (#has-parent? @definition.constant program))

@@ -44,18 +44,30 @@
 ; Named structs, unions and enums with a body, except those inside a typedef
 ; (handled above): at file level, under preprocessor conditionals, or declaring
 ; a variable (`struct s {...} v;`).
-(translation_unit (struct_specifier name: (_) @name body: (_) @body) @definition.struct)
-(translation_unit (union_specifier name: (_) @name body: (_) @body) @definition.struct)
-(translation_unit (enum_specifier name: (_) @name body: (_) @body) @definition.enum)
-(preproc_ifdef (struct_specifier name: (_) @name body: (_) @body) @definition.struct)
-(preproc_ifdef (union_specifier name: (_) @name body: (_) @body) @definition.struct)
-(preproc_ifdef (enum_specifier name: (_) @name body: (_) @body) @definition.enum)
-(preproc_if (struct_specifier name: (_) @name body: (_) @body) @definition.struct)
-(preproc_if (union_specifier name: (_) @name body: (_) @body) @definition.struct)
-(preproc_if (enum_specifier name: (_) @name body: (_) @body) @definition.enum)
-(preproc_else (struct_specifier name: (_) @name body: (_) @body) @definition.struct)
-(preproc_else (union_specifier name: (_) @name body: (_) @body) @definition.struct)
-(preproc_else (enum_specifier name: (_) @name body: (_) @body) @definition.enum)
+((struct_specifier name: (_) @name body: (_) @body) @definition.struct
+ (#has-parent? @definition.struct translation_unit))
+((union_specifier name: (_) @name body: (_) @body) @definition.struct
+ (#has-parent? @definition.struct translation_unit))
+((enum_specifier name: (_) @name body: (_) @body) @definition.enum
+ (#has-parent? @definition.enum translation_unit))
+((struct_specifier name: (_) @name body: (_) @body) @definition.struct
+ (#has-parent? @definition.struct preproc_ifdef))
+((union_specifier name: (_) @name body: (_) @body) @definition.struct
+ (#has-parent? @definition.struct preproc_ifdef))
+((enum_specifier name: (_) @name body: (_) @body) @definition.enum
+ (#has-parent? @definition.enum preproc_ifdef))
+((struct_specifier name: (_) @name body: (_) @body) @definition.struct
+ (#has-parent? @definition.struct preproc_if))
+((union_specifier name: (_) @name body: (_) @body) @definition.struct
+ (#has-parent? @definition.struct preproc_if))
+((enum_specifier name: (_) @name body: (_) @body) @definition.enum
+ (#has-parent? @definition.enum preproc_if))
+((struct_specifier name: (_) @name body: (_) @body) @definition.struct
+ (#has-parent? @definition.struct preproc_else))
+((union_specifier name: (_) @name body: (_) @body) @definition.struct
+ (#has-parent? @definition.struct preproc_else))
+((enum_specifier name: (_) @name body: (_) @body) @definition.enum
+ (#has-parent? @definition.enum preproc_else))
 (declaration type: (struct_specifier name: (_) @name body: (_) @body) @definition.struct)
 (declaration type: (union_specifier name: (_) @name body: (_) @body) @definition.struct)
 (declaration type: (enum_specifier name: (_) @name body: (_) @body) @definition.enum)
@@ -66,25 +78,25 @@
 (preproc_def name: (identifier) @name value: (_)) @definition.constant
 
 ; File-level variables; `const` ones are constants.
-(translation_unit
-  (declaration
-    (type_qualifier) @_q
-    declarator: [
+((declaration
+  (type_qualifier) @_q
+  declarator: [
+    (identifier) @name
+    (init_declarator declarator: [
       (identifier) @name
-      (init_declarator declarator: [
-        (identifier) @name
-        (pointer_declarator declarator: (identifier) @name)
-        (array_declarator declarator: (identifier) @name)])
       (pointer_declarator declarator: (identifier) @name)
-      (array_declarator declarator: (identifier) @name)]
-    (#eq? @_q "const")) @definition.constant)
-(translation_unit
-  (declaration
-    declarator: [
+      (array_declarator declarator: (identifier) @name)])
+    (pointer_declarator declarator: (identifier) @name)
+    (array_declarator declarator: (identifier) @name)]
+  (#eq? @_q "const")) @definition.constant
+ (#has-parent? @definition.constant translation_unit))
+((declaration
+  declarator: [
+    (identifier) @name
+    (init_declarator declarator: [
       (identifier) @name
-      (init_declarator declarator: [
-        (identifier) @name
-        (pointer_declarator declarator: (identifier) @name)
-        (array_declarator declarator: (identifier) @name)])
       (pointer_declarator declarator: (identifier) @name)
-      (array_declarator declarator: (identifier) @name)]) @definition.variable)
+      (array_declarator declarator: (identifier) @name)])
+    (pointer_declarator declarator: (identifier) @name)
+    (array_declarator declarator: (identifier) @name)]) @definition.variable
+ (#has-parent? @definition.variable translation_unit))

@@ -61,69 +61,69 @@
 ; Declarations: prototypes, and member functions declared in a class body.
 ; Only where declarations live: inside a function body, `T x(y);` is usually a
 ; variable with constructor arguments that the grammar parses as a prototype.
-(translation_unit
-  (declaration
-    declarator: [
-      (function_declarator declarator: [(identifier) (destructor_name) (operator_name)] @name)
-      (pointer_declarator declarator: (function_declarator declarator: [(identifier) (operator_name)] @name))
-      (reference_declarator (function_declarator declarator: [(identifier) (operator_name)] @name))]
-    ";" @body) @definition.function)
-(declaration_list
-  (declaration
-    declarator: [
-      (function_declarator declarator: [(identifier) (destructor_name) (operator_name)] @name)
-      (pointer_declarator declarator: (function_declarator declarator: [(identifier) (operator_name)] @name))
-      (reference_declarator (function_declarator declarator: [(identifier) (operator_name)] @name))]
-    ";" @body) @definition.function)
-(field_declaration_list
-  (declaration
-    declarator: [
-      (function_declarator declarator: [(identifier) (destructor_name) (operator_name)] @name)
-      (pointer_declarator declarator: (function_declarator declarator: [(identifier) (operator_name)] @name))
-      (reference_declarator (function_declarator declarator: [(identifier) (operator_name)] @name))]
-    ";" @body) @definition.function)
-(template_declaration
-  (declaration
-    declarator: [
-      (function_declarator declarator: [(identifier) (destructor_name) (operator_name)] @name)
-      (pointer_declarator declarator: (function_declarator declarator: [(identifier) (operator_name)] @name))
-      (reference_declarator (function_declarator declarator: [(identifier) (operator_name)] @name))]
-    ";" @body) @definition.function)
-(linkage_specification
-  (declaration
-    declarator: [
-      (function_declarator declarator: [(identifier) (destructor_name) (operator_name)] @name)
-      (pointer_declarator declarator: (function_declarator declarator: [(identifier) (operator_name)] @name))
-      (reference_declarator (function_declarator declarator: [(identifier) (operator_name)] @name))]
-    ";" @body) @definition.function)
-(preproc_if
-  (declaration
-    declarator: [
-      (function_declarator declarator: [(identifier) (destructor_name) (operator_name)] @name)
-      (pointer_declarator declarator: (function_declarator declarator: [(identifier) (operator_name)] @name))
-      (reference_declarator (function_declarator declarator: [(identifier) (operator_name)] @name))]
-    ";" @body) @definition.function)
-(preproc_ifdef
-  (declaration
-    declarator: [
-      (function_declarator declarator: [(identifier) (destructor_name) (operator_name)] @name)
-      (pointer_declarator declarator: (function_declarator declarator: [(identifier) (operator_name)] @name))
-      (reference_declarator (function_declarator declarator: [(identifier) (operator_name)] @name))]
-    ";" @body) @definition.function)
-(preproc_else
-  (declaration
-    declarator: [
-      (function_declarator declarator: [(identifier) (destructor_name) (operator_name)] @name)
-      (pointer_declarator declarator: (function_declarator declarator: [(identifier) (operator_name)] @name))
-      (reference_declarator (function_declarator declarator: [(identifier) (operator_name)] @name))]
-    ";" @body) @definition.function)
-(preproc_elif
-  (declaration
-    declarator: [
-      (function_declarator declarator: [(identifier) (destructor_name) (operator_name)] @name)
-      (pointer_declarator declarator: (function_declarator declarator: [(identifier) (operator_name)] @name))
-      (reference_declarator (function_declarator declarator: [(identifier) (operator_name)] @name))]
-    ";" @body) @definition.function)
+((declaration
+  declarator: [
+    (function_declarator declarator: [(identifier) (destructor_name) (operator_name)] @name)
+    (pointer_declarator declarator: (function_declarator declarator: [(identifier) (operator_name)] @name))
+    (reference_declarator (function_declarator declarator: [(identifier) (operator_name)] @name))]
+  ";" @body) @definition.function
+ (#has-parent? @definition.function translation_unit))
+((declaration
+  declarator: [
+    (function_declarator declarator: [(identifier) (destructor_name) (operator_name)] @name)
+    (pointer_declarator declarator: (function_declarator declarator: [(identifier) (operator_name)] @name))
+    (reference_declarator (function_declarator declarator: [(identifier) (operator_name)] @name))]
+  ";" @body) @definition.function
+ (#has-parent? @definition.function declaration_list))
+((declaration
+  declarator: [
+    (function_declarator declarator: [(identifier) (destructor_name) (operator_name)] @name)
+    (pointer_declarator declarator: (function_declarator declarator: [(identifier) (operator_name)] @name))
+    (reference_declarator (function_declarator declarator: [(identifier) (operator_name)] @name))]
+  ";" @body) @definition.function
+ (#has-parent? @definition.function field_declaration_list))
+((declaration
+  declarator: [
+    (function_declarator declarator: [(identifier) (destructor_name) (operator_name)] @name)
+    (pointer_declarator declarator: (function_declarator declarator: [(identifier) (operator_name)] @name))
+    (reference_declarator (function_declarator declarator: [(identifier) (operator_name)] @name))]
+  ";" @body) @definition.function
+ (#has-parent? @definition.function template_declaration))
+((declaration
+  declarator: [
+    (function_declarator declarator: [(identifier) (destructor_name) (operator_name)] @name)
+    (pointer_declarator declarator: (function_declarator declarator: [(identifier) (operator_name)] @name))
+    (reference_declarator (function_declarator declarator: [(identifier) (operator_name)] @name))]
+  ";" @body) @definition.function
+ (#has-parent? @definition.function linkage_specification))
+((declaration
+  declarator: [
+    (function_declarator declarator: [(identifier) (destructor_name) (operator_name)] @name)
+    (pointer_declarator declarator: (function_declarator declarator: [(identifier) (operator_name)] @name))
+    (reference_declarator (function_declarator declarator: [(identifier) (operator_name)] @name))]
+  ";" @body) @definition.function
+ (#has-parent? @definition.function preproc_if))
+((declaration
+  declarator: [
+    (function_declarator declarator: [(identifier) (destructor_name) (operator_name)] @name)
+    (pointer_declarator declarator: (function_declarator declarator: [(identifier) (operator_name)] @name))
+    (reference_declarator (function_declarator declarator: [(identifier) (operator_name)] @name))]
+  ";" @body) @definition.function
+ (#has-parent? @definition.function preproc_ifdef))
+((declaration
+  declarator: [
+    (function_declarator declarator: [(identifier) (destructor_name) (operator_name)] @name)
+    (pointer_declarator declarator: (function_declarator declarator: [(identifier) (operator_name)] @name))
+    (reference_declarator (function_declarator declarator: [(identifier) (operator_name)] @name))]
+  ";" @body) @definition.function
+ (#has-parent? @definition.function preproc_else))
+((declaration
+  declarator: [
+    (function_declarator declarator: [(identifier) (destructor_name) (operator_name)] @name)
+    (pointer_declarator declarator: (function_declarator declarator: [(identifier) (operator_name)] @name))
+    (reference_declarator (function_declarator declarator: [(identifier) (operator_name)] @name))]
+  ";" @body) @definition.function
+ (#has-parent? @definition.function preproc_elif))
 (field_declaration
   declarator: [
     (function_declarator declarator: [(field_identifier) (destructor_name) (operator_name)] @name)
@@ -145,47 +145,47 @@
 (preproc_def name: (identifier) @name value: (_)) @definition.constant
 
 ; File- and namespace-level variables; `const` and `constexpr` ones are constants.
-(translation_unit
-  (declaration
-    (type_qualifier) @_q
-    declarator: [
+((declaration
+  (type_qualifier) @_q
+  declarator: [
+    (identifier) @name
+    (init_declarator declarator: [
       (identifier) @name
-      (init_declarator declarator: [
-        (identifier) @name
-        (pointer_declarator declarator: (identifier) @name)
-        (array_declarator declarator: (identifier) @name)])
       (pointer_declarator declarator: (identifier) @name)
-      (array_declarator declarator: (identifier) @name)]
-    (#any-of? @_q "const" "constexpr")) @definition.constant)
-(declaration_list
-  (declaration
-    (type_qualifier) @_q
-    declarator: [
+      (array_declarator declarator: (identifier) @name)])
+    (pointer_declarator declarator: (identifier) @name)
+    (array_declarator declarator: (identifier) @name)]
+  (#any-of? @_q "const" "constexpr")) @definition.constant
+ (#has-parent? @definition.constant translation_unit))
+((declaration
+  (type_qualifier) @_q
+  declarator: [
+    (identifier) @name
+    (init_declarator declarator: [
       (identifier) @name
-      (init_declarator declarator: [
-        (identifier) @name
-        (pointer_declarator declarator: (identifier) @name)
-        (array_declarator declarator: (identifier) @name)])
       (pointer_declarator declarator: (identifier) @name)
-      (array_declarator declarator: (identifier) @name)]
-    (#any-of? @_q "const" "constexpr")) @definition.constant)
-(translation_unit
-  (declaration
-    declarator: [
+      (array_declarator declarator: (identifier) @name)])
+    (pointer_declarator declarator: (identifier) @name)
+    (array_declarator declarator: (identifier) @name)]
+  (#any-of? @_q "const" "constexpr")) @definition.constant
+ (#has-parent? @definition.constant declaration_list))
+((declaration
+  declarator: [
+    (identifier) @name
+    (init_declarator declarator: [
       (identifier) @name
-      (init_declarator declarator: [
-        (identifier) @name
-        (pointer_declarator declarator: (identifier) @name)
-        (array_declarator declarator: (identifier) @name)])
       (pointer_declarator declarator: (identifier) @name)
-      (array_declarator declarator: (identifier) @name)]) @definition.variable)
-(declaration_list
-  (declaration
-    declarator: [
+      (array_declarator declarator: (identifier) @name)])
+    (pointer_declarator declarator: (identifier) @name)
+    (array_declarator declarator: (identifier) @name)]) @definition.variable
+ (#has-parent? @definition.variable translation_unit))
+((declaration
+  declarator: [
+    (identifier) @name
+    (init_declarator declarator: [
       (identifier) @name
-      (init_declarator declarator: [
-        (identifier) @name
-        (pointer_declarator declarator: (identifier) @name)
-        (array_declarator declarator: (identifier) @name)])
       (pointer_declarator declarator: (identifier) @name)
-      (array_declarator declarator: (identifier) @name)]) @definition.variable)
+      (array_declarator declarator: (identifier) @name)])
+    (pointer_declarator declarator: (identifier) @name)
+    (array_declarator declarator: (identifier) @name)]) @definition.variable
+ (#has-parent? @definition.variable declaration_list))

@@ -26,9 +26,14 @@
 ; Interface methods.
 (method_elem name: (field_identifier) @name) @definition.function
 
-; Package-level constants and variables.
-((source_file (const_declaration (const_spec name: (identifier) @name)) @definition.constant)
-  (#not-match? @definition.constant "^const\\s*\\("))
-(source_file (const_declaration "(" (const_spec name: (identifier) @name) @definition.constant))
-(source_file (var_declaration (var_spec name: (identifier) @name)) @definition.variable)
-(source_file (var_declaration (var_spec_list (var_spec name: (identifier) @name) @definition.variable)))
+; Package-level constants and variables. `#has-parent?` rather than a
+; `(source_file ...)` pattern, which would stay in progress over the whole file.
+((const_declaration (const_spec name: (identifier) @name)) @definition.constant
+  (#not-match? @definition.constant "^const\\s*\\(")
+  (#has-parent? @definition.constant source_file))
+((const_declaration "(" (const_spec name: (identifier) @name) @definition.constant) @_decl
+  (#has-parent? @_decl source_file))
+((var_declaration (var_spec name: (identifier) @name)) @definition.variable
+  (#has-parent? @definition.variable source_file))
+((var_declaration (var_spec_list (var_spec name: (identifier) @name) @definition.variable)) @_decl
+  (#has-parent? @_decl source_file))

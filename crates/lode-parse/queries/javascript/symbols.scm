@@ -2,53 +2,57 @@
 ;
 ; A declaration wrapped in `export` is captured on the export_statement, so the
 ; signature shows `export` and the doc comment above it is found. Unwrapped
-; declarations are anchored on their parent (program or block) so the same
-; declaration is not captured twice.
+; declarations must sit in a program or a block (`#has-parent?`) so the same
+; declaration is not captured twice. `#has-parent?` rather than a
+; `(program ...)` pattern: a pattern that starts at the parent stays in
+; progress over the whole file or block, and slows every node down.
 
 ; Function declarations: function f() {}, function* g() {}, export [default] function f() {}
-(program
-  [(function_declaration name: (identifier) @name body: (_) @body)
-   (generator_function_declaration name: (identifier) @name body: (_) @body)] @definition.function)
-(statement_block
-  [(function_declaration name: (identifier) @name body: (_) @body)
-   (generator_function_declaration name: (identifier) @name body: (_) @body)] @definition.function)
+([(function_declaration name: (identifier) @name body: (_) @body)
+ (generator_function_declaration name: (identifier) @name body: (_) @body)] @definition.function
+ (#has-parent? @definition.function program))
+([(function_declaration name: (identifier) @name body: (_) @body)
+ (generator_function_declaration name: (identifier) @name body: (_) @body)] @definition.function
+ (#has-parent? @definition.function statement_block))
 (export_statement
   declaration: [(function_declaration name: (identifier) @name body: (_) @body)
                 (generator_function_declaration name: (identifier) @name body: (_) @body)]) @definition.function
 
 ; Class declarations: class A {}, export [default] class A {}
-(program (class_declaration name: (identifier) @name body: (class_body) @body) @definition.class)
-(statement_block (class_declaration name: (identifier) @name body: (class_body) @body) @definition.class)
+((class_declaration name: (identifier) @name body: (class_body) @body) @definition.class
+ (#has-parent? @definition.class program))
+((class_declaration name: (identifier) @name body: (class_body) @body) @definition.class
+ (#has-parent? @definition.class statement_block))
 (export_statement declaration: (class_declaration name: (identifier) @name body: (class_body) @body)) @definition.class
 
 ; Functions and classes assigned to a variable: const f = () => {}, let g = function () {},
 ; var h = async function* () {}, const C = class {} (name = the variable).
-(program
-  [(lexical_declaration
-     (variable_declarator
-       name: (identifier) @name
-       value: [(arrow_function body: (_) @body)
-               (function_expression body: (_) @body)
-               (generator_function body: (_) @body)]))
-   (variable_declaration
-     (variable_declarator
-       name: (identifier) @name
-       value: [(arrow_function body: (_) @body)
-               (function_expression body: (_) @body)
-               (generator_function body: (_) @body)]))] @definition.function)
-(statement_block
-  [(lexical_declaration
-     (variable_declarator
-       name: (identifier) @name
-       value: [(arrow_function body: (_) @body)
-               (function_expression body: (_) @body)
-               (generator_function body: (_) @body)]))
-   (variable_declaration
-     (variable_declarator
-       name: (identifier) @name
-       value: [(arrow_function body: (_) @body)
-               (function_expression body: (_) @body)
-               (generator_function body: (_) @body)]))] @definition.function)
+([(lexical_declaration
+   (variable_declarator
+     name: (identifier) @name
+     value: [(arrow_function body: (_) @body)
+             (function_expression body: (_) @body)
+             (generator_function body: (_) @body)]))
+ (variable_declaration
+   (variable_declarator
+     name: (identifier) @name
+     value: [(arrow_function body: (_) @body)
+             (function_expression body: (_) @body)
+             (generator_function body: (_) @body)]))] @definition.function
+ (#has-parent? @definition.function program))
+([(lexical_declaration
+   (variable_declarator
+     name: (identifier) @name
+     value: [(arrow_function body: (_) @body)
+             (function_expression body: (_) @body)
+             (generator_function body: (_) @body)]))
+ (variable_declaration
+   (variable_declarator
+     name: (identifier) @name
+     value: [(arrow_function body: (_) @body)
+             (function_expression body: (_) @body)
+             (generator_function body: (_) @body)]))] @definition.function
+ (#has-parent? @definition.function statement_block))
 (export_statement
   declaration: (lexical_declaration
     (variable_declarator
@@ -56,9 +60,9 @@
       value: [(arrow_function body: (_) @body)
               (function_expression body: (_) @body)
               (generator_function body: (_) @body)]))) @definition.function
-(program
-  [(lexical_declaration (variable_declarator name: (identifier) @name value: (class body: (class_body) @body)))
-   (variable_declaration (variable_declarator name: (identifier) @name value: (class body: (class_body) @body)))] @definition.class)
+([(lexical_declaration (variable_declarator name: (identifier) @name value: (class body: (class_body) @body)))
+ (variable_declaration (variable_declarator name: (identifier) @name value: (class body: (class_body) @body)))] @definition.class
+ (#has-parent? @definition.class program))
 (export_statement
   declaration: (lexical_declaration
     (variable_declarator name: (identifier) @name value: (class body: (class_body) @body)))) @definition.class
@@ -84,14 +88,14 @@
   (#not-eq? @name "exports")) @definition.function
 
 ; Module-level constants with an upper-case name: const MAX_SIZE = 10
-(program
-  (lexical_declaration
+((lexical_declaration
+  kind: "const"
+  (variable_declarator name: (identifier) @name)
+  (#match? @name "^[A-Z][A-Z0-9_]*$")) @definition.constant
+ (#has-parent? @definition.constant program))
+((export_statement
+  declaration: (lexical_declaration
     kind: "const"
-    (variable_declarator name: (identifier) @name)
-    (#match? @name "^[A-Z][A-Z0-9_]*$")) @definition.constant)
-(program
-  (export_statement
-    declaration: (lexical_declaration
-      kind: "const"
-      (variable_declarator name: (identifier) @name))
-    (#match? @name "^[A-Z][A-Z0-9_]*$")) @definition.constant)
+    (variable_declarator name: (identifier) @name))
+  (#match? @name "^[A-Z][A-Z0-9_]*$")) @definition.constant
+ (#has-parent? @definition.constant program))

@@ -13,7 +13,7 @@
 (function_declaration name: (_) @name) @definition.function
 
 ; Constants: capitalised vals of an object, class or file (`val DefaultPath = ...`).
-(template_body
-  (val_definition pattern: (identifier) @name (#match? @name "^[A-Z]")) @definition.constant)
-(compilation_unit
-  (val_definition pattern: (identifier) @name (#match? @name "^[A-Z]")) @definition.constant)
+((val_definition pattern: (identifier) @name (#match? @name "^[A-Z]")) @definition.constant
+ (#has-parent? @definition.constant template_body))
+((val_definition pattern: (identifier) @name (#match? @name "^[A-Z]")) @definition.constant
+ (#has-parent? @definition.constant compilation_unit))

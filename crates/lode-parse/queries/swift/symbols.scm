@@ -23,11 +23,11 @@
 (typealias_declaration name: (type_identifier) @name) @definition.type
 
 ; File-level `let` constants and `var` variables.
-(source_file
-  (property_declaration
-    (value_binding_pattern mutability: "let")
-    name: (pattern bound_identifier: (simple_identifier) @name)) @definition.constant)
-(source_file
-  (property_declaration
-    (value_binding_pattern mutability: "var")
-    name: (pattern bound_identifier: (simple_identifier) @name)) @definition.variable)
+((property_declaration
+  (value_binding_pattern mutability: "let")
+  name: (pattern bound_identifier: (simple_identifier) @name)) @definition.constant
+ (#has-parent? @definition.constant source_file))
+((property_declaration
+  (value_binding_pattern mutability: "var")
+  name: (pattern bound_identifier: (simple_identifier) @name)) @definition.variable
+ (#has-parent? @definition.variable source_file))

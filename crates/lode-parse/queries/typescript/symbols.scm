@@ -3,20 +3,22 @@
 ;
 ; A declaration wrapped in `export` or `declare` is captured on the wrapper, so the
 ; signature shows the keyword and the doc comment above it is found. Unwrapped
-; declarations are anchored on their parent (program or block) so the same
-; declaration is not captured twice.
+; declarations must sit in a program or a block (`#has-parent?`) so the same
+; declaration is not captured twice. `#has-parent?` rather than a
+; `(program ...)` pattern: a pattern that starts at the parent stays in
+; progress over the whole file or block, and slows every node down.
 
 ; Functions: function f() {}, function* g() {}, overload and ambient signatures
 ; (declare function f(): void), each bare, exported or declared.
-(program
-  [(function_declaration name: (identifier) @name body: (_) @body)
-   (generator_function_declaration name: (identifier) @name body: (_) @body)
-   (function_signature name: (identifier) @name)
-   (ambient_declaration (function_signature name: (identifier) @name))] @definition.function)
-(statement_block
-  [(function_declaration name: (identifier) @name body: (_) @body)
-   (generator_function_declaration name: (identifier) @name body: (_) @body)
-   (function_signature name: (identifier) @name)] @definition.function)
+([(function_declaration name: (identifier) @name body: (_) @body)
+ (generator_function_declaration name: (identifier) @name body: (_) @body)
+ (function_signature name: (identifier) @name)
+ (ambient_declaration (function_signature name: (identifier) @name))] @definition.function
+ (#has-parent? @definition.function program))
+([(function_declaration name: (identifier) @name body: (_) @body)
+ (generator_function_declaration name: (identifier) @name body: (_) @body)
+ (function_signature name: (identifier) @name)] @definition.function
+ (#has-parent? @definition.function statement_block))
 (export_statement
   declaration: [(function_declaration name: (identifier) @name body: (_) @body)
                 (generator_function_declaration name: (identifier) @name body: (_) @body)
@@ -24,15 +26,15 @@
                 (ambient_declaration (function_signature name: (identifier) @name))]) @definition.function
 
 ; Classes: class A {}, abstract class A {}, declare class A {}
-(program
-  [(class_declaration name: (type_identifier) @name body: (class_body) @body)
-   (abstract_class_declaration name: (type_identifier) @name body: (class_body) @body)
-   (ambient_declaration
-     [(class_declaration name: (type_identifier) @name body: (class_body) @body)
-      (abstract_class_declaration name: (type_identifier) @name body: (class_body) @body)])] @definition.class)
-(statement_block
-  [(class_declaration name: (type_identifier) @name body: (class_body) @body)
-   (abstract_class_declaration name: (type_identifier) @name body: (class_body) @body)] @definition.class)
+([(class_declaration name: (type_identifier) @name body: (class_body) @body)
+ (abstract_class_declaration name: (type_identifier) @name body: (class_body) @body)
+ (ambient_declaration
+   [(class_declaration name: (type_identifier) @name body: (class_body) @body)
+    (abstract_class_declaration name: (type_identifier) @name body: (class_body) @body)])] @definition.class
+ (#has-parent? @definition.class program))
+([(class_declaration name: (type_identifier) @name body: (class_body) @body)
+ (abstract_class_declaration name: (type_identifier) @name body: (class_body) @body)] @definition.class
+ (#has-parent? @definition.class statement_block))
 (export_statement
   declaration: [(class_declaration name: (type_identifier) @name body: (class_body) @body)
                 (abstract_class_declaration name: (type_identifier) @name body: (class_body) @body)
@@ -41,67 +43,72 @@
                    (abstract_class_declaration name: (type_identifier) @name body: (class_body) @body)])]) @definition.class
 
 ; Interfaces: interface Shape {}
-(program (interface_declaration name: (type_identifier) @name body: (interface_body) @body) @definition.interface)
-(statement_block (interface_declaration name: (type_identifier) @name body: (interface_body) @body) @definition.interface)
+((interface_declaration name: (type_identifier) @name body: (interface_body) @body) @definition.interface
+ (#has-parent? @definition.interface program))
+((interface_declaration name: (type_identifier) @name body: (interface_body) @body) @definition.interface
+ (#has-parent? @definition.interface statement_block))
 (export_statement declaration: (interface_declaration name: (type_identifier) @name body: (interface_body) @body)) @definition.interface
 
 ; Type aliases: type Id = string | number
-(program (type_alias_declaration name: (type_identifier) @name) @definition.type)
-(statement_block (type_alias_declaration name: (type_identifier) @name) @definition.type)
+((type_alias_declaration name: (type_identifier) @name) @definition.type
+ (#has-parent? @definition.type program))
+((type_alias_declaration name: (type_identifier) @name) @definition.type
+ (#has-parent? @definition.type statement_block))
 (export_statement declaration: (type_alias_declaration name: (type_identifier) @name)) @definition.type
 
 ; Enums: enum Color {}, const enum E {}, declare enum E {}
-(program
-  [(enum_declaration name: (identifier) @name body: (enum_body) @body)
-   (ambient_declaration (enum_declaration name: (identifier) @name body: (enum_body) @body))] @definition.enum)
-(statement_block (enum_declaration name: (identifier) @name body: (enum_body) @body) @definition.enum)
+([(enum_declaration name: (identifier) @name body: (enum_body) @body)
+ (ambient_declaration (enum_declaration name: (identifier) @name body: (enum_body) @body))] @definition.enum
+ (#has-parent? @definition.enum program))
+((enum_declaration name: (identifier) @name body: (enum_body) @body) @definition.enum
+ (#has-parent? @definition.enum statement_block))
 (export_statement
   declaration: [(enum_declaration name: (identifier) @name body: (enum_body) @body)
                 (ambient_declaration (enum_declaration name: (identifier) @name body: (enum_body) @body))]) @definition.enum
 
 ; Namespaces and modules: namespace A.B {}, module M {}, declare module 'pkg' {}
 ; (a bare `namespace` is wrapped in an expression_statement)
-(program
-  [(expression_statement (internal_module name: (_) @name body: (statement_block) @body))
-   (module name: [(identifier) (nested_identifier)] @name body: (statement_block) @body)
-   (ambient_declaration
-     [(internal_module name: (_) @name body: (statement_block) @body)
-      (module name: [(identifier) (nested_identifier)] @name body: (statement_block) @body)
-      (module name: (string (string_fragment) @name) body: (statement_block) @body)])] @definition.module)
-(statement_block
-  (expression_statement (internal_module name: (_) @name body: (statement_block) @body)) @definition.module)
+([(expression_statement (internal_module name: (_) @name body: (statement_block) @body))
+ (module name: [(identifier) (nested_identifier)] @name body: (statement_block) @body)
+ (ambient_declaration
+   [(internal_module name: (_) @name body: (statement_block) @body)
+    (module name: [(identifier) (nested_identifier)] @name body: (statement_block) @body)
+    (module name: (string (string_fragment) @name) body: (statement_block) @body)])] @definition.module
+ (#has-parent? @definition.module program))
+((expression_statement (internal_module name: (_) @name body: (statement_block) @body)) @definition.module
+ (#has-parent? @definition.module statement_block))
 (export_statement
   declaration: [(internal_module name: (_) @name body: (statement_block) @body)
                 (ambient_declaration (internal_module name: (_) @name body: (statement_block) @body))]) @definition.module
 
 ; Functions and classes assigned to a variable: const f = (x: T): U => {},
 ; let g = function () {}, const C = class {} (name = the variable).
-(program
-  [(lexical_declaration
-     (variable_declarator
-       name: (identifier) @name
-       value: [(arrow_function body: (_) @body)
-               (function_expression body: (_) @body)
-               (generator_function body: (_) @body)]))
-   (variable_declaration
-     (variable_declarator
-       name: (identifier) @name
-       value: [(arrow_function body: (_) @body)
-               (function_expression body: (_) @body)
-               (generator_function body: (_) @body)]))] @definition.function)
-(statement_block
-  [(lexical_declaration
-     (variable_declarator
-       name: (identifier) @name
-       value: [(arrow_function body: (_) @body)
-               (function_expression body: (_) @body)
-               (generator_function body: (_) @body)]))
-   (variable_declaration
-     (variable_declarator
-       name: (identifier) @name
-       value: [(arrow_function body: (_) @body)
-               (function_expression body: (_) @body)
-               (generator_function body: (_) @body)]))] @definition.function)
+([(lexical_declaration
+   (variable_declarator
+     name: (identifier) @name
+     value: [(arrow_function body: (_) @body)
+             (function_expression body: (_) @body)
+             (generator_function body: (_) @body)]))
+ (variable_declaration
+   (variable_declarator
+     name: (identifier) @name
+     value: [(arrow_function body: (_) @body)
+             (function_expression body: (_) @body)
+             (generator_function body: (_) @body)]))] @definition.function
+ (#has-parent? @definition.function program))
+([(lexical_declaration
+   (variable_declarator
+     name: (identifier) @name
+     value: [(arrow_function body: (_) @body)
+             (function_expression body: (_) @body)
+             (generator_function body: (_) @body)]))
+ (variable_declaration
+   (variable_declarator
+     name: (identifier) @name
+     value: [(arrow_function body: (_) @body)
+             (function_expression body: (_) @body)
+             (generator_function body: (_) @body)]))] @definition.function
+ (#has-parent? @definition.function statement_block))
 (export_statement
   declaration: (lexical_declaration
     (variable_declarator
@@ -109,9 +116,9 @@
       value: [(arrow_function body: (_) @body)
               (function_expression body: (_) @body)
               (generator_function body: (_) @body)]))) @definition.function
-(program
-  [(lexical_declaration (variable_declarator name: (identifier) @name value: (class body: (class_body) @body)))
-   (variable_declaration (variable_declarator name: (identifier) @name value: (class body: (class_body) @body)))] @definition.class)
+([(lexical_declaration (variable_declarator name: (identifier) @name value: (class body: (class_body) @body)))
+ (variable_declaration (variable_declarator name: (identifier) @name value: (class body: (class_body) @body)))] @definition.class
+ (#has-parent? @definition.class program))
 (export_statement
   declaration: (lexical_declaration
     (variable_declarator name: (identifier) @name value: (class body: (class_body) @body)))) @definition.class
@@ -140,26 +147,25 @@
 
 ; Module-level constants with an upper-case name: const MAX_SIZE = 10,
 ; export declare const VERSION: string
-(program
-  (lexical_declaration
-    kind: "const"
-    (variable_declarator name: (identifier) @name)
-    (#match? @name "^[A-Z][A-Z0-9_]*$")) @definition.constant)
-(program
-  [(export_statement
-     declaration: [(lexical_declaration
+((lexical_declaration
+  kind: "const"
+  (variable_declarator name: (identifier) @name)
+  (#match? @name "^[A-Z][A-Z0-9_]*$")) @definition.constant
+ (#has-parent? @definition.constant program))
+([(export_statement
+   declaration: [(lexical_declaration
+                   kind: "const"
+                   (variable_declarator name: (identifier) @name))
+                 (ambient_declaration
+                   (lexical_declaration
                      kind: "const"
-                     (variable_declarator name: (identifier) @name))
-                   (ambient_declaration
-                     (lexical_declaration
-                       kind: "const"
-                       (variable_declarator name: (identifier) @name)))])
-   (ambient_declaration
-     (lexical_declaration
-       kind: "const"
-       (variable_declarator name: (identifier) @name)))]
-  @definition.constant
-  (#match? @name "^[A-Z][A-Z0-9_]*$"))
+                     (variable_declarator name: (identifier) @name)))])
+  (ambient_declaration
+   (lexical_declaration
+     kind: "const"
+     (variable_declarator name: (identifier) @name)))] @definition.constant
+ (#match? @name "^[A-Z][A-Z0-9_]*$")
+ (#has-parent? @definition.constant program))
 
 ; Upper-case constants directly in a namespace: namespace Defaults { export const TIMEOUT_MS = 5000 }
 (internal_module
