@@ -172,15 +172,7 @@ fn run(common: &Common, path: &Path, queries: usize, tmp: &Path) -> Result<Bench
     };
     let loc = IndexLocation::resolve(path, Some(tmp))?;
     let started = Instant::now();
-    let report = lode_index::build(
-        &loc,
-        &BuildOptions {
-            config: &config,
-            wait_for_lock: false,
-            progress: None,
-            note: &|_| {},
-        },
-    )?;
+    let report = lode_index::build(&loc, &BuildOptions::quiet(&config))?;
     let index_s = started.elapsed().as_secs_f64();
     let peak = peak_rss_mb();
     let index = Index::open(&loc)?;

@@ -8,7 +8,7 @@ use lode_search::{GrepOptions, SearchOptions, render};
 use serde::Serialize;
 
 use crate::cli::{Command, Common};
-use crate::context::{Context, progress_bar};
+use crate::context::{Context, Progress};
 
 pub fn wants_json(cmd: &Command) -> bool {
     common(cmd).json
@@ -157,13 +157,8 @@ fn emit<T: Serialize>(ctx: &Context, command: &str, body: &T, text: impl FnOnce(
 }
 
 fn index(ctx: Context) -> Result<u8> {
-    let bar = progress_bar();
-    let progress = |done: usize, total: usize| {
-        if let Some(b) = &bar {
-            b.set_length(total as u64);
-            b.set_position(done as u64);
-        }
-    };
+    let bar = Progress::new();
+    let progress = |done: usize, total: usize| bar.update(done, total);
     let note = |m: &str| ctx.note(m);
     let opts = BuildOptions {
         config: &ctx.config,
@@ -172,9 +167,7 @@ fn index(ctx: Context) -> Result<u8> {
         note: &note,
     };
     let report = lode_index::build(&ctx.location, &opts)?;
-    if let Some(b) = bar {
-        b.finish_and_clear();
-    }
+    bar.finish();
     emit(&ctx, "index", &report, || {
         let skipped: Vec<String> = report
             .skipped

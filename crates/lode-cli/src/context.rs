@@ -57,13 +57,8 @@ impl Context {
 
     /// Opens the index after bringing it up to date (unless `--no-refresh`).
     pub fn open_fresh(&self) -> Result<Index> {
-        let bar = progress_bar();
-        let progress = |done: usize, total: usize| {
-            if let Some(b) = &bar {
-                b.set_length(total as u64);
-                b.set_position(done as u64);
-            }
-        };
+        let bar = Progress::new();
+        let progress = |done: usize, total: usize| bar.update(done, total);
         let note = |m: &str| self.note(m);
         let opts = RefreshOptions {
             config: &self.config,
@@ -72,9 +67,7 @@ impl Context {
             note: &note,
         };
         let (index, freshness) = lode_index::refresh(&self.location, &opts)?;
-        if let Some(b) = bar {
-            b.finish_and_clear();
-        }
+        bar.finish();
         match freshness {
             Freshness::Refreshed(r) if r.rebuilt.as_deref() == Some("first build") => {
                 self.note(&format!(
@@ -122,8 +115,29 @@ impl Context {
     }
 }
 
-/// A progress bar on stderr when it is a terminal.
-pub fn progress_bar() -> Option<ProgressBar> {
+/// Indexing progress: a bar on stderr when it is a terminal, else nothing.
+pub struct Progress(Option<ProgressBar>);
+
+impl Progress {
+    pub fn new() -> Progress {
+        Progress(progress_bar())
+    }
+
+    pub fn update(&self, done: usize, total: usize) {
+        if let Some(b) = &self.0 {
+            b.set_length(total as u64);
+            b.set_position(done as u64);
+        }
+    }
+
+    pub fn finish(self) {
+        if let Some(b) = self.0 {
+            b.finish_and_clear();
+        }
+    }
+}
+
+fn progress_bar() -> Option<ProgressBar> {
     if !std::io::stderr().is_terminal() {
         return None;
     }

@@ -147,15 +147,7 @@ pub fn semble(common: Common, repos: &Path, data: Option<&Path>, only: &[String]
         }
         let loc = IndexLocation::resolve(&dir, Some(&tmp))?;
         let started = Instant::now();
-        let built = lode_index::build(
-            &loc,
-            &BuildOptions {
-                config: &config,
-                wait_for_lock: false,
-                progress: None,
-                note: &|_| {},
-            },
-        )?;
+        let built = lode_index::build(&loc, &BuildOptions::quiet(&config))?;
         let index_time = started.elapsed();
         let index = Index::open(&loc)?;
         let (revision, pinned) = match checkouts.get(&repo.name) {

@@ -29,6 +29,18 @@ pub struct BuildOptions<'a> {
     pub note: &'a dyn Fn(&str),
 }
 
+impl<'a> BuildOptions<'a> {
+    /// A build that fails rather than waits on a lock, and reports nothing on the way.
+    pub fn quiet(config: &'a Config) -> BuildOptions<'a> {
+        BuildOptions {
+            config,
+            wait_for_lock: false,
+            progress: None,
+            note: &|_| {},
+        }
+    }
+}
+
 /// What a build did, and the totals of the index after it.
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct BuildReport {

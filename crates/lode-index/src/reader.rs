@@ -202,17 +202,11 @@ impl Index {
                 });
             }
         }
-        let mut ranked: Vec<(i64, f64)> = touched
+        let ranked: Vec<(i64, f64)> = touched
             .into_iter()
             .map(|id| (id, scores[id as usize]))
             .collect();
-        let by_score = |a: &(i64, f64), b: &(i64, f64)| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0));
-        if ranked.len() > limit {
-            ranked.select_nth_unstable_by(limit - 1, by_score);
-            ranked.truncate(limit);
-        }
-        ranked.sort_by(by_score);
-        Ok(ranked)
+        Ok(best(ranked, limit))
     }
 
     /// The chunks nearest to `query` by the stored vectors, best first (ties
@@ -230,13 +224,7 @@ impl Index {
                 scored.push((*id, f64::from(q.score(v))));
             }
         }
-        let by_score = |a: &(i64, f64), b: &(i64, f64)| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0));
-        if scored.len() > limit && limit > 0 {
-            scored.select_nth_unstable_by(limit - 1, by_score);
-            scored.truncate(limit);
-        }
-        scored.sort_by(by_score);
-        Ok(scored)
+        Ok(best(scored, limit))
     }
 
     /// Every chunk's id and stored vector, read once per open index: a
@@ -445,6 +433,17 @@ impl Index {
         .map(|m| m.len())
         .sum()
     }
+}
+
+/// The `limit` best `(chunk, score)` pairs, best first, ties by chunk id.
+fn best(mut scored: Vec<(i64, f64)>, limit: usize) -> Vec<(i64, f64)> {
+    let by_score = |a: &(i64, f64), b: &(i64, f64)| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0));
+    if scored.len() > limit && limit > 0 {
+        scored.select_nth_unstable_by(limit - 1, by_score);
+        scored.truncate(limit);
+    }
+    scored.sort_by(by_score);
+    scored
 }
 
 pub(crate) fn stats(store: &Store) -> Result<IndexStats> {
