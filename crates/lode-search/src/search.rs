@@ -201,6 +201,8 @@ struct QueryShape {
     wants_docs: bool,
     /// Three or more plain words: natural language rather than code.
     sentence: bool,
+    /// Words and adjacent word pairs (`thread pool` → `threadpool`) a file stem may equal.
+    stems: Vec<String>,
 }
 
 fn normalize(word: &str) -> String {
@@ -228,7 +230,18 @@ impl QueryShape {
         };
         let sentence =
             words.len() >= 3 && words.iter().filter(|w| plain(w)).count() * 2 > words.len();
+        const STOP: &[&str] = &[
+            "the", "and", "for", "with", "from", "into", "how", "what", "where", "when", "which",
+            "that", "this", "are", "does", "its",
+        ];
+        let mut stems: Vec<String> = identifiers
+            .iter()
+            .filter(|w| w.len() >= 3 && !STOP.contains(&w.as_str()))
+            .cloned()
+            .collect();
+        stems.extend(identifiers.windows(2).map(|p| format!("{}{}", p[0], p[1])));
         QueryShape {
+            stems,
             sentence,
             joined: normalize(&words.join("")),
             identifiers,
@@ -265,6 +278,12 @@ impl QueryShape {
             }
         }
         let path = c.path.to_ascii_lowercase();
+        // A file named for what the query asks about (`timer` → `timer.c`).
+        let file = path.rsplit('/').next().unwrap_or(&path);
+        let stem = normalize(file.split('.').next().unwrap_or(file));
+        if !stem.is_empty() && self.stems.contains(&stem) {
+            b *= 1.5;
+        }
         if !self.wants_tests && is_test_path(&c.path) {
             b *= 0.3;
         }
