@@ -362,6 +362,33 @@ mod tests {
     }
 
     #[test]
+    fn file_stems_come_from_words_and_word_pairs() {
+        let q = QueryShape::new("thread pool and the work queue");
+        for stem in ["thread", "pool", "threadpool", "work", "queue", "workqueue"] {
+            assert!(q.stems.contains(&stem.to_string()), "{stem}: {:?}", q.stems);
+        }
+        assert!(!q.stems.contains(&"and".to_string()) && !q.stems.contains(&"the".to_string()));
+        assert!(q.sentence);
+        assert!(!QueryShape::new("parseConfig").sentence);
+        assert!(
+            QueryShape::new("parse config file").semantic_weight()
+                > QueryShape::new("parse_config").semantic_weight()
+        );
+    }
+
+    #[test]
+    fn fusion_rewards_agreement_and_rank() {
+        let lexical = [(1, 9.0), (2, 5.0), (3, 1.0)];
+        let dense = [(3, 0.9), (2, 0.8), (4, 0.7)];
+        let fused = fuse(&lexical, &dense, 0.4);
+        // Found by both, near the top of each: first.
+        assert!(fused[&2] > fused[&1] && fused[&2] > fused[&3]);
+        // Top lexical beats top dense when the lexical side weighs more.
+        assert!(fused[&1] > fused[&4]);
+        assert_eq!(fused.len(), 4);
+    }
+
+    #[test]
     fn query_shape_names_identifiers() {
         let q = QueryShape::new("where is Config::load_file called");
         assert!(q.identifiers.contains(&"loadfile".to_string()));
