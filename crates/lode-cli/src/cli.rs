@@ -30,6 +30,10 @@ pub struct Common {
     /// Answer from the index as it is, without checking the tree for changes.
     #[arg(long, global = true)]
     pub no_refresh: bool,
+    /// A local model2vec model directory to embed with instead of the built-in model
+    /// (overrides `embed.model` in the user config).
+    #[arg(long, global = true, value_name = "DIR")]
+    pub model: Option<PathBuf>,
     /// Repository root (default: the enclosing git repository, or the current directory).
     #[arg(long, global = true, value_name = "DIR")]
     pub root: Option<PathBuf>,

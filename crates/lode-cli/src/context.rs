@@ -31,15 +31,32 @@ impl Context {
         let mut config = Config::load(&user_config_path(&common))?;
         let location = IndexLocation::resolve(&root, common.cache_dir.as_deref())?;
         let project = location.root.join(".lode.toml");
-        if project.is_file() {
-            config.narrow_with(Config::load(&project)?);
-        }
-        Ok(Context {
+        let warnings = if project.is_file() {
+            config.narrow_with(Config::load(&project)?)
+        } else {
+            Vec::new()
+        };
+        let ctx = Context {
             common,
             config,
             location,
             notes: Default::default(),
-        })
+        };
+        for w in warnings {
+            ctx.note(&w);
+        }
+        if let Some(dir) = ctx
+            .common
+            .model
+            .as_ref()
+            .or(ctx.config.embed.model.as_ref())
+        {
+            // A model that cannot be used is not fatal: the built-in one answers.
+            if let Err(e) = lode_index::vectors::use_model_dir(dir) {
+                ctx.note(&format!("model not used ({e}); using the built-in model"));
+            }
+        }
+        Ok(ctx)
     }
 
     /// A one-line note: on stderr for text output, in the JSON `notes` otherwise.

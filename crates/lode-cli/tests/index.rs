@@ -295,3 +295,91 @@ fn killing_an_index_midway_leaves_the_previous_index_readable() {
             .all(|h| h.1.as_deref() != Some("original_7_3"))
     );
 }
+
+/// A copy of the built-in model's files: a valid local model2vec directory.
+fn model_copy() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../lode-embed/model");
+    for f in ["config.json", "model.safetensors", "tokenizer.json"] {
+        std::fs::copy(src.join(f), dir.path().join(f)).unwrap();
+    }
+    dir
+}
+
+#[test]
+fn switching_the_model_rebuilds_with_a_note() {
+    let repo = Repo::fixture("shop");
+    repo.ok(&["index"]);
+    let model = model_copy();
+    let out = repo.run(&["index", "--model", &model.path().to_string_lossy()]);
+    assert!(out.status.success());
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.contains("rebuilding the index: the embedding model changed"),
+        "{err}"
+    );
+    let v = repo.json(&[
+        "search",
+        "monetary reductions",
+        "--model",
+        &model.path().to_string_lossy(),
+    ]);
+    assert!(
+        v["hits"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .take(3)
+            .any(|h| h["path"] == "src/shop/pricing.py"),
+        "{v}"
+    );
+}
+
+#[test]
+fn a_model_that_cannot_be_used_falls_back_to_the_built_in_one() {
+    let repo = Repo::fixture("shop");
+    let missing = repo.cache.path().join("no-such-model");
+    let corrupt = model_copy();
+    std::fs::write(
+        corrupt.path().join("model.safetensors"),
+        b"\x10\x00\x00\x00\x00\x00\x00\x00{not json at all",
+    )
+    .unwrap();
+    let wrong_dim = model_copy();
+    let config = std::fs::read_to_string(wrong_dim.path().join("config.json")).unwrap();
+    let config = config.replace("\"hidden_dim\": 256", "\"hidden_dim\": 384");
+    assert!(
+        config.contains("384"),
+        "the fixture's config names hidden_dim: {config}"
+    );
+    std::fs::write(wrong_dim.path().join("config.json"), config).unwrap();
+    for dir in [missing.as_path(), corrupt.path(), wrong_dim.path()] {
+        let out = repo.run(&[
+            "search",
+            "apply_discount",
+            "--model",
+            &dir.to_string_lossy(),
+        ]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let err = String::from_utf8(out.stderr).unwrap();
+        let note: Vec<&str> = err
+            .lines()
+            .filter(|l| l.contains("model not used"))
+            .collect();
+        assert_eq!(note.len(), 1, "{err}");
+        assert!(
+            note[0].contains("using the built-in model")
+                && note[0].contains(&*dir.to_string_lossy()),
+            "{err}"
+        );
+        assert!(
+            String::from_utf8(out.stdout)
+                .unwrap()
+                .starts_with("src/shop/pricing.py:")
+        );
+    }
+}

@@ -43,12 +43,21 @@ pub struct IndexConfig {
     pub languages: Vec<String>,
 }
 
+/// Embedding settings (user config only).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct EmbedConfig {
+    /// A local model2vec model directory instead of the built-in model.
+    pub model: Option<std::path::PathBuf>,
+}
+
 /// The configuration model, read from TOML.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct Config {
     pub files: FilePolicy,
     pub index: IndexConfig,
+    pub embed: EmbedConfig,
 }
 
 impl Config {
@@ -70,7 +79,15 @@ impl Config {
     /// Applies a project file (`.lode.toml`), which may only narrow what is
     /// indexed: its excludes are added, its includes apply when the user set
     /// none, its languages intersect the user's, and smaller limits win.
-    pub fn narrow_with(&mut self, project: Config) {
+    /// Returns a warning for each user-only key the project tried to set.
+    pub fn narrow_with(&mut self, project: Config) -> Vec<String> {
+        let mut warnings = Vec::new();
+        if project.embed.model.is_some() {
+            warnings.push(
+                "ignored embed.model in .lode.toml: models are chosen in the user config only"
+                    .to_string(),
+            );
+        }
         let f = &mut self.files;
         f.exclude.extend(project.files.exclude);
         if f.include.is_empty() {
@@ -92,6 +109,7 @@ impl Config {
                     .collect()
             };
         }
+        warnings
     }
 
     /// A stable text of the settings that change what an index contains.
@@ -144,7 +162,7 @@ mod tests {
             Path::new("p"),
         )
         .unwrap();
-        user.narrow_with(project);
+        assert!(user.narrow_with(project).is_empty());
         assert_eq!(user.files.exclude, ["a", "b"]);
         assert_eq!(user.files.max_file_size, 100);
         assert!(
@@ -152,6 +170,17 @@ mod tests {
             "a project cannot switch hidden files on"
         );
         assert_eq!(user.index.languages, ["rust"]);
+    }
+
+    #[test]
+    fn a_project_cannot_choose_the_model() {
+        let mut user = Config::default();
+        let project =
+            Config::from_toml("[embed]\nmodel = \"/tmp/evil\"\n", Path::new("p")).unwrap();
+        let warnings = user.narrow_with(project);
+        assert_eq!(user.embed.model, None);
+        assert_eq!(warnings.len(), 1);
+        assert!(warnings[0].contains("embed.model"), "{warnings:?}");
     }
 
     #[test]

@@ -252,6 +252,7 @@ pub fn build_with_walk(
         };
         set("lexical_stats", &stats.to_meta())?;
         set("fingerprint", &fp)?;
+        set("vectors", &crate::vectors::fingerprint())?;
         set("lode_version", lode_core::LODE_VERSION)?;
         set("root", &loc.root.to_string_lossy())?;
         set("generation", &generation.to_string())?;
@@ -296,11 +297,14 @@ fn open_or_create(loc: &IndexLocation, fp: &str) -> Result<(Store, Option<String
                     return Ok((store, None));
                 }
                 let old_version = store.meta("lode_version")?.unwrap_or_default();
+                let old_vectors = store.meta("vectors")?.unwrap_or_default();
                 if old_version != lode_core::LODE_VERSION {
                     format!(
                         "it was written by lode {old_version}, this is {}",
                         lode_core::LODE_VERSION
                     )
+                } else if old_vectors != crate::vectors::fingerprint() {
+                    "the embedding model changed".to_string()
                 } else {
                     "the configuration or extraction rules changed".to_string()
                 }

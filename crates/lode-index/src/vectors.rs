@@ -16,20 +16,33 @@ pub const ENCODING: VectorEncoding = VectorEncoding::Int8;
 /// chunk blurs it, and the head (signature, doc) says most.
 const EMBED_CHARS: usize = 2000;
 
-/// The built-in model, loaded once per process.
+static MODEL: OnceLock<StaticModel> = OnceLock::new();
+static CUSTOM: OnceLock<bool> = OnceLock::new();
+
+/// The model of this process: the one chosen by [`use_model_dir`], else the built-in one.
 pub fn model() -> &'static StaticModel {
-    static MODEL: OnceLock<StaticModel> = OnceLock::new();
     MODEL.get_or_init(StaticModel::builtin)
 }
 
-/// What the stored vectors depend on, for the index fingerprint.
+/// Makes the model2vec directory `dir` this process's model (`--model PATH`).
+/// Call it before any indexing or search; on an error the built-in model stays.
+pub fn use_model_dir(dir: &std::path::Path) -> Result<(), lode_embed::Error> {
+    let model = StaticModel::from_dir(dir)?;
+    if MODEL.set(model).is_ok() {
+        let _ = CUSTOM.set(true);
+    }
+    Ok(())
+}
+
+/// What the stored vectors depend on, for the index fingerprint. The built-in
+/// model is identified by a hash of its bytes, without loading it.
 pub fn fingerprint() -> String {
-    format!(
-        "{}:{}:{}",
-        StaticModel::builtin_fingerprint(),
-        ENCODING.name(),
-        EMBED_CHARS
-    )
+    let id = if CUSTOM.get().copied().unwrap_or(false) {
+        model().id().to_string()
+    } else {
+        StaticModel::builtin_fingerprint().to_string()
+    };
+    format!("{id}:{}:{}", ENCODING.name(), EMBED_CHARS)
 }
 
 /// The text embedded for a chunk: its path, the names it defines, its head.
