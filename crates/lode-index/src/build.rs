@@ -274,7 +274,7 @@ pub fn build_with_walk(
         loc.set_current(store.path())?;
         loc.remove_other_dbs(store.path());
     }
-    let stats = crate::reader::stats(&store)?;
+    let stats = crate::reader::stats(&store, false)?;
     report.files = stats.files;
     report.chunks = stats.chunks;
     report.symbols = stats.symbols;

@@ -417,7 +417,7 @@ impl Index {
     }
 
     pub fn stats(&self) -> Result<IndexStats> {
-        stats(&self.store)
+        stats(&self.store, true)
     }
 
     /// Size on disk of the database and its log, in bytes.
@@ -446,7 +446,8 @@ fn best(mut scored: Vec<(i64, f64)>, limit: usize) -> Vec<(i64, f64)> {
     scored
 }
 
-pub(crate) fn stats(store: &Store) -> Result<IndexStats> {
+/// The index's statistics; `by_language` (the costly part) only when asked for.
+pub(crate) fn stats(store: &Store, by_language: bool) -> Result<IndexStats> {
     let conn = store.connection();
     let err = |e| sql_err(store.path(), e);
     let count = |sql: &str| {
@@ -465,29 +466,32 @@ pub(crate) fn stats(store: &Store) -> Result<IndexStats> {
         parse_failed: count("SELECT COUNT(*) FROM files WHERE parse_failed = 1")?,
         ..IndexStats::default()
     };
-    let mut stmt = conn
+    if by_language {
+        let mut stmt = conn
         .prepare(
-            "SELECT f.lang, COUNT(*), \
-             (SELECT COUNT(*) FROM chunks c JOIN files g ON g.id = c.file_id WHERE g.lang = f.lang), \
-             (SELECT COUNT(*) FROM symbols y JOIN files h ON h.id = y.file_id WHERE h.lang = f.lang) \
-             FROM files f WHERE f.skip_reason IS NULL GROUP BY f.lang",
+            // One pass over each table's file index, not a scan per language.
+            "SELECT f.lang, COUNT(*), COALESCE(SUM(cc.n), 0), COALESCE(SUM(sc.n), 0) FROM files f \
+             LEFT JOIN (SELECT file_id, COUNT(*) AS n FROM chunks GROUP BY file_id) cc ON cc.file_id = f.id \
+             LEFT JOIN (SELECT file_id, COUNT(*) AS n FROM symbols GROUP BY file_id) sc ON sc.file_id = f.id \
+             WHERE f.skip_reason IS NULL GROUP BY f.lang",
         )
         .map_err(err)?;
-    let rows = stmt
-        .query_map([], |r| {
-            Ok((
-                r.get::<_, String>(0)?,
-                LanguageCount {
-                    files: r.get::<_, i64>(1)? as u64,
-                    chunks: r.get::<_, i64>(2)? as u64,
-                    symbols: r.get::<_, i64>(3)? as u64,
-                },
-            ))
-        })
-        .map_err(err)?;
-    for row in rows {
-        let (lang, c) = row.map_err(err)?;
-        s.by_language.insert(lang, c);
+        let rows = stmt
+            .query_map([], |r| {
+                Ok((
+                    r.get::<_, String>(0)?,
+                    LanguageCount {
+                        files: r.get::<_, i64>(1)? as u64,
+                        chunks: r.get::<_, i64>(2)? as u64,
+                        symbols: r.get::<_, i64>(3)? as u64,
+                    },
+                ))
+            })
+            .map_err(err)?;
+        for row in rows {
+            let (lang, c) = row.map_err(err)?;
+            s.by_language.insert(lang, c);
+        }
     }
     let mut stmt = conn.prepare("SELECT skip_reason, COUNT(*) FROM files WHERE skip_reason IS NOT NULL GROUP BY skip_reason").map_err(err)?;
     let rows = stmt
