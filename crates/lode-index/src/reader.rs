@@ -1,13 +1,13 @@
 //! Reading an index: lexical candidates, chunks, symbols and statistics.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
-use std::sync::OnceLock;
+use std::sync::{Arc, Mutex, OnceLock};
 
 use lode_core::{Error, Result};
 use rusqlite::OptionalExtension;
 use serde::Serialize;
 
-use crate::lexical::{self, Bm25Params, CollectionStats};
+use crate::lexical::{self, Bm25Params, CollectionStats, Posting};
 use crate::location::IndexLocation;
 use crate::store::{Store, sql_err};
 
@@ -17,7 +17,18 @@ pub struct Index {
     pub location: IndexLocation,
     stats_cache: OnceLock<CollectionStats>,
     vectors_cache: OnceLock<(Vec<i64>, Vec<u8>)>,
+    postings_cache: Mutex<PostingsCache>,
 }
+
+/// Decoded postings by term (see [`Index::postings`]).
+#[derive(Default)]
+struct PostingsCache {
+    map: HashMap<String, Arc<Vec<Posting>>>,
+    entries: usize,
+}
+
+/// At most this many postings (32 bytes each) stay decoded per open index.
+const POSTINGS_CACHE_ENTRIES: usize = 4_000_000;
 
 /// A symbol as stored.
 #[derive(Clone, Debug, Serialize, PartialEq, Eq)]
@@ -128,6 +139,7 @@ impl Index {
             location: loc.clone(),
             stats_cache: OnceLock::new(),
             vectors_cache: OnceLock::new(),
+            postings_cache: Mutex::new(PostingsCache::default()),
         })
     }
 
@@ -137,6 +149,37 @@ impl Index {
 
     fn err(&self, e: rusqlite::Error) -> Error {
         sql_err(self.store.path(), e)
+    }
+
+    /// A term's decoded postings, kept for the life of this open index (it
+    /// sees one committed state) up to [`POSTINGS_CACHE_ENTRIES`] in all.
+    fn postings(
+        &self,
+        stmt: &mut rusqlite::CachedStatement,
+        term: &str,
+    ) -> Result<Option<Arc<Vec<Posting>>>> {
+        if let Some(hit) = self.postings_cache.lock().unwrap().map.get(term) {
+            return Ok(Some(hit.clone()));
+        }
+        let blob = stmt
+            .query_row([term], |r| r.get::<_, Vec<u8>>(0))
+            .optional()
+            .map_err(|e| self.err(e))?;
+        let Some(blob) = blob else { return Ok(None) };
+        let mut list = Vec::new();
+        if lexical::decode(&blob, |p| list.push(p)).is_none() {
+            return Err(Error::IndexCorrupt {
+                path: self.store.path().to_path_buf(),
+                reason: format!("damaged postings for {term:?}"),
+            });
+        }
+        let list = Arc::new(list);
+        let mut cache = self.postings_cache.lock().unwrap();
+        if cache.entries + list.len() <= POSTINGS_CACHE_ENTRIES {
+            cache.entries += list.len();
+            cache.map.insert(term.to_string(), list.clone());
+        }
+        Ok(Some(list))
     }
 
     /// Collection statistics of the lexical index, read once per open index.
@@ -167,7 +210,7 @@ impl Index {
         let mut stmt = self
             .store
             .connection()
-            .prepare_cached("SELECT df, data FROM postings WHERE term = ?1")
+            .prepare_cached("SELECT data FROM postings WHERE term = ?1")
             .map_err(|e| self.err(e))?;
         // Chunk ids are dense row ids: a flat array beats a hash map here.
         let max_id: i64 = self
@@ -178,28 +221,18 @@ impl Index {
         let mut scores = vec![0f64; max_id as usize + 1];
         let mut touched: Vec<i64> = Vec::new();
         for term in terms {
-            let row = stmt
-                .query_row([term], |r| {
-                    Ok((r.get::<_, i64>(0)?, r.get::<_, Vec<u8>>(1)?))
-                })
-                .optional()
-                .map_err(|e| self.err(e))?;
-            let Some((df, blob)) = row else { continue };
-            let idf = params.idf(&stats, df as f64);
-            let ok = lexical::decode(&blob, |p| {
+            let Some(postings) = self.postings(&mut stmt, term)? else {
+                continue;
+            };
+            let idf = params.idf(&stats, postings.len() as f64);
+            for p in postings.iter() {
                 let slot = p.chunk as usize;
                 if slot < scores.len() && allowed.as_ref().is_none_or(|a| a.contains(&p.chunk)) {
                     if scores[slot] == 0.0 {
                         touched.push(p.chunk);
                     }
-                    scores[slot] += params.score(&stats, idf, &p);
+                    scores[slot] += params.score(&stats, idf, p);
                 }
-            });
-            if ok.is_none() {
-                return Err(Error::IndexCorrupt {
-                    path: self.store.path().to_path_buf(),
-                    reason: format!("damaged postings for {term:?}"),
-                });
             }
         }
         let ranked: Vec<(i64, f64)> = touched
