@@ -198,48 +198,29 @@ fn run(common: &Common, path: &Path, queries: usize, tmp: &Path) -> Result<Bench
         let step = (all.len() / queries.max(1)).max(1);
         all.into_iter().step_by(step).take(queries).collect()
     };
-    let opts = SearchOptions::default();
+    let hybrid = SearchOptions::default();
+    let lexical = SearchOptions {
+        semantic: false,
+        ..SearchOptions::default()
+    };
+    // One untimed pass warms the page cache and SQLite's statement cache.
+    for n in names.iter().take(5) {
+        lode_search::search(&index, n, &hybrid)?;
+    }
+    let sentences: Vec<&str> = std::iter::repeat_n(SENTENCES, (queries / SENTENCES.len()).max(1))
+        .flatten()
+        .copied()
+        .collect();
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    let symbol_ms = time_searches(&index, &names, &hybrid)?;
+    let sentence_ms = time_searches(&index, &sentences, &hybrid)?;
+    let lexical_symbol_ms = time_searches(&index, &names, &lexical)?;
+    let lexical_sentence_ms = time_searches(&index, &sentences, &lexical)?;
     let time = |f: &mut dyn FnMut() -> Result<()>| -> Result<f64> {
         let t = Instant::now();
         f()?;
         Ok(t.elapsed().as_secs_f64() * 1000.0)
     };
-    // One untimed pass warms the page cache and SQLite's statement cache.
-    for n in names.iter().take(5) {
-        lode_search::search(&index, n, &opts)?;
-    }
-    let mut symbol_ms = Vec::new();
-    for n in &names {
-        symbol_ms.push(time(&mut || {
-            lode_search::search(&index, n, &opts).map(|_| ())
-        })?);
-    }
-    let mut sentence_ms = Vec::new();
-    for _ in 0..(queries / SENTENCES.len()).max(1) {
-        for s in SENTENCES {
-            sentence_ms.push(time(&mut || {
-                lode_search::search(&index, s, &opts).map(|_| ())
-            })?);
-        }
-    }
-    let lexical = SearchOptions {
-        semantic: false,
-        ..SearchOptions::default()
-    };
-    let mut lexical_symbol_ms = Vec::new();
-    for n in &names {
-        lexical_symbol_ms.push(time(&mut || {
-            lode_search::search(&index, n, &lexical).map(|_| ())
-        })?);
-    }
-    let mut lexical_sentence_ms = Vec::new();
-    for _ in 0..(queries / SENTENCES.len()).max(1) {
-        for s in SENTENCES {
-            lexical_sentence_ms.push(time(&mut || {
-                lode_search::search(&index, s, &lexical).map(|_| ())
-            })?);
-        }
-    }
     let mut grep_ms = Vec::new();
     for p in PATTERNS {
         grep_ms.push(time(&mut || {
@@ -294,6 +275,18 @@ fn run(common: &Common, path: &Path, queries: usize, tmp: &Path) -> Result<Bench
         grep: percentiles(grep_ms),
         chunk_sizes,
     })
+}
+
+/// Milliseconds each search took, in order.
+fn time_searches(index: &Index, queries: &[&str], opts: &SearchOptions) -> Result<Vec<f64>> {
+    queries
+        .iter()
+        .map(|q| {
+            let t = Instant::now();
+            lode_search::search(index, q, opts)?;
+            Ok(t.elapsed().as_secs_f64() * 1000.0)
+        })
+        .collect()
 }
 
 fn lode_parse_hard_cap() -> u64 {

@@ -131,7 +131,7 @@ pub fn semble(common: Common, repos: &Path, data: Option<&Path>, only: &[String]
             },
         ),
     ];
-    let mut runs: Vec<Vec<RepoRun>> = vec![Vec::new(), Vec::new()];
+    let mut runs: [Vec<RepoRun>; 2] = [Vec::new(), Vec::new()];
     let mut skipped = Vec::new();
     for repo in &bench.repos {
         if !only.is_empty() && !only.contains(&repo.name) {
@@ -195,9 +195,7 @@ pub fn semble(common: Common, repos: &Path, data: Option<&Path>, only: &[String]
         let _ = std::fs::remove_dir_all(&loc.dir);
     }
     let _ = std::fs::remove_dir_all(&tmp);
-    let [lode_runs, bm25_runs]: [Vec<RepoRun>; 2] = runs
-        .try_into()
-        .map_err(|_| Error::BadQuery("internal".into()))?;
+    let [lode_runs, bm25_runs] = runs;
     let lode = SuiteReport::new(Some("lode".into()), lode_runs, skipped.clone());
     let bm25 = SuiteReport::new(Some("bm25".into()), bm25_runs, skipped);
     let upstream =

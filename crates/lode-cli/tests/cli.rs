@@ -124,6 +124,33 @@ fn outline_shows_the_symbol_tree() {
 
     let out = repo.run(&["outline", "src/shop/missing.py"]);
     assert_eq!(out.status.code(), Some(2));
+
+    let v = repo.json(&["outline", "src/shop"]);
+    assert_eq!(
+        v["error"]["code"], "lode.bad_path",
+        "a directory is not a file: {v}"
+    );
+    // Skipped for its content: the index knows why.
+    repo.write("blob.dat2", [0u8, 1, 2, 0]);
+    let v = repo.json(&["outline", "blob.dat2"]);
+    assert_eq!(v["error"]["code"], "lode.not_found", "{v}");
+    assert!(
+        v["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("not indexed (binary)"),
+        "{v}"
+    );
+    // Skipped by name: the walk never records it.
+    repo.write("logo.png", [0u8, 1, 2, 0]);
+    let v = repo.json(&["outline", "logo.png"]);
+    assert!(
+        v["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("skipped by the file policy"),
+        "{v}"
+    );
 }
 
 #[test]

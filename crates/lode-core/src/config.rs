@@ -114,12 +114,12 @@ impl Config {
 
     /// A stable text of the settings that change what an index contains.
     pub fn fingerprint_text(&self) -> String {
-        serde_json_like(self)
+        stable_text(self)
     }
 }
 
 // The fingerprint must not depend on a serializer's whims: spell it out.
-fn serde_json_like(c: &Config) -> String {
+fn stable_text(c: &Config) -> String {
     format!(
         "include={:?};exclude={:?};max_file_size={};max_files={};hidden={};vendored={};languages={:?}",
         c.files.include,

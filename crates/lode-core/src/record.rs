@@ -79,14 +79,6 @@ impl SymbolKind {
                 | SymbolKind::Module
         )
     }
-
-    /// Kinds whose body is callable code (the enclosing symbol of a call site).
-    pub fn is_callable(self) -> bool {
-        matches!(
-            self,
-            SymbolKind::Function | SymbolKind::Method | SymbolKind::Macro
-        )
-    }
 }
 
 impl std::fmt::Display for SymbolKind {
@@ -121,17 +113,6 @@ impl Symbol {
             span,
             signature: String::new(),
             doc: None,
-        }
-    }
-
-    /// `container.name`-style display name: `Config::load` style is left to renderers.
-    pub fn qualified_name(&self) -> String {
-        match &self.container {
-            Some(c) => {
-                let owner = c.rsplit(' ').next().unwrap_or(c);
-                format!("{owner}.{}", self.name)
-            }
-            None => self.name.clone(),
         }
     }
 }

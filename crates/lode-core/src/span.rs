@@ -28,11 +28,6 @@ impl Span {
         self.end_byte - self.start_byte
     }
 
-    /// True when `other` lies within `self` (byte ranges).
-    pub fn contains(&self, other: &Span) -> bool {
-        self.start_byte <= other.start_byte && other.end_byte <= self.end_byte
-    }
-
     pub fn contains_line(&self, line: u32) -> bool {
         self.start_line <= line && line <= self.end_line
     }

@@ -290,7 +290,7 @@ pub fn build_with_walk(
 fn open_or_create(loc: &IndexLocation, fp: &str) -> Result<(Store, Option<String>)> {
     let reason = match loc.current_db() {
         None => "first build".to_string(),
-        Some(path) => match Store::open(&path, true) {
+        Some(path) => match Store::open(&path) {
             Ok(store) => {
                 let old_fp = store.meta("fingerprint")?.unwrap_or_default();
                 if old_fp == fp {

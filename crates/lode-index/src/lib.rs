@@ -25,7 +25,9 @@
 //! let (index, freshness) = refresh(&loc, &RefreshOptions::new(&config))?;
 //! let terms = lode_index::tokens::query_terms("parse config");
 //! let hits = index.lexical(&terms, &Default::default(), &Default::default(), 10)?;
-//! assert!(matches!(freshness, Freshness::Fresh | Freshness::Refreshed(_) | Freshness::Stale { .. }));
+//! if let Freshness::Stale { reason, .. } = &freshness {
+//!     eprintln!("answering from the last complete index: {reason}");
+//! }
 //! # let _ = hits;
 //! # Ok::<(), lode_core::Error>(())
 //! ```

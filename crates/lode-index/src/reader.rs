@@ -15,9 +15,16 @@ use crate::store::{Store, sql_err};
 pub struct Index {
     store: Store,
     pub location: IndexLocation,
-    stats_cache: OnceLock<CollectionStats>,
+    stats_cache: OnceLock<LexicalStats>,
     vectors_cache: OnceLock<(Vec<i64>, Vec<u8>)>,
     postings_cache: Mutex<PostingsCache>,
+}
+
+/// What BM25 needs of the whole collection, per open index.
+#[derive(Clone, Copy)]
+struct LexicalStats {
+    collection: CollectionStats,
+    max_chunk_id: i64,
 }
 
 /// Decoded postings by term (see [`Index::postings`]).
@@ -133,7 +140,7 @@ impl Index {
         let path = loc
             .current_db()
             .ok_or_else(|| Error::NoIndex(loc.root.clone()))?;
-        let store = Store::open(&path, false)?;
+        let store = Store::open(&path)?;
         Ok(Index {
             store,
             location: loc.clone(),
@@ -183,12 +190,21 @@ impl Index {
     }
 
     /// Collection statistics of the lexical index, read once per open index.
-    fn lexical_stats(&self) -> Result<CollectionStats> {
+    /// (It also holds the highest chunk id, which sizes the score array.)
+    fn lexical_stats(&self) -> Result<LexicalStats> {
         if let Some(s) = self.stats_cache.get() {
             return Ok(*s);
         }
         let text = self.store.meta("lexical_stats")?.unwrap_or_default();
-        let stats = CollectionStats::from_meta(&text).unwrap_or_default();
+        let max_chunk_id: i64 = self
+            .store
+            .connection()
+            .query_row("SELECT COALESCE(MAX(id), 0) FROM chunks", [], |r| r.get(0))
+            .map_err(|e| self.err(e))?;
+        let stats = LexicalStats {
+            collection: CollectionStats::from_meta(&text).unwrap_or_default(),
+            max_chunk_id,
+        };
         let _ = self.stats_cache.set(stats);
         Ok(stats)
     }
@@ -213,25 +229,20 @@ impl Index {
             .prepare_cached("SELECT data FROM postings WHERE term = ?1")
             .map_err(|e| self.err(e))?;
         // Chunk ids are dense row ids: a flat array beats a hash map here.
-        let max_id: i64 = self
-            .store
-            .connection()
-            .query_row("SELECT COALESCE(MAX(id), 0) FROM chunks", [], |r| r.get(0))
-            .map_err(|e| self.err(e))?;
-        let mut scores = vec![0f64; max_id as usize + 1];
+        let mut scores = vec![0f64; stats.max_chunk_id as usize + 1];
         let mut touched: Vec<i64> = Vec::new();
         for term in terms {
             let Some(postings) = self.postings(&mut stmt, term)? else {
                 continue;
             };
-            let idf = params.idf(&stats, postings.len() as f64);
+            let idf = params.idf(&stats.collection, postings.len() as f64);
             for p in postings.iter() {
                 let slot = p.chunk as usize;
                 if slot < scores.len() && allowed.as_ref().is_none_or(|a| a.contains(&p.chunk)) {
                     if scores[slot] == 0.0 {
                         touched.push(p.chunk);
                     }
-                    scores[slot] += params.score(&stats, idf, p);
+                    scores[slot] += params.score(&stats.collection, idf, p);
                 }
             }
         }
@@ -396,22 +407,6 @@ impl Index {
             .map_err(|e| self.err(e))?;
         let rows = stmt
             .query_map([path], |r| symbol_row(r, 0))
-            .map_err(|e| self.err(e))?;
-        rows.collect::<rusqlite::Result<Vec<_>>>()
-            .map_err(|e| self.err(e))
-    }
-
-    /// Symbols with exactly this name, ordered by path and line.
-    pub fn symbols_named(&self, name: &str) -> Result<Vec<SymbolRow>> {
-        let mut stmt = self
-            .store
-            .connection()
-            .prepare_cached(&format!(
-                "SELECT {SYMBOL_COLUMNS} FROM symbols s JOIN files f ON f.id = s.file_id WHERE s.name = ?1 ORDER BY f.path, s.start_line"
-            ))
-            .map_err(|e| self.err(e))?;
-        let rows = stmt
-            .query_map([name], |r| symbol_row(r, 0))
             .map_err(|e| self.err(e))?;
         rows.collect::<rusqlite::Result<Vec<_>>>()
             .map_err(|e| self.err(e))

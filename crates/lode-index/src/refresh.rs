@@ -74,7 +74,8 @@ pub fn refresh(loc: &IndexLocation, opts: &RefreshOptions) -> Result<(Index, Fre
         }
         diff.changed.len() + diff.deleted.len()
     } else {
-        usize::MAX
+        // A rebuild waits for the lock (below), so this count is never reported.
+        0
     };
     drop(index);
     match build_with_walk(loc, &build_opts(!fp_matches), Some(walked)) {

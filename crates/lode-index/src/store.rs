@@ -113,14 +113,10 @@ impl Store {
         Ok(store)
     }
 
-    /// Opens an existing database; `write` for a writer.
-    pub fn open(path: &Path, write: bool) -> Result<Store> {
-        let flags = if write {
-            OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX
-        } else {
-            // Readers open read-write too: WAL readers need the shared-memory file.
-            OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX
-        };
+    /// Opens an existing database, for reading or writing.
+    pub fn open(path: &Path) -> Result<Store> {
+        // Readers open read-write too: WAL readers need the shared-memory file.
+        let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
         let conn = Connection::open_with_flags(path, flags).map_err(|e| sql_err(path, e))?;
         let store = Store {
             conn,

@@ -27,9 +27,11 @@ pub struct Outline {
 
 /// The outline of `path` (relative to the root).
 pub fn outline(index: &Index, path: &str) -> Result<Outline> {
-    let file = index
-        .file(path)?
-        .ok_or_else(|| Error::NotFound(format!("{path}: not in the index")))?;
+    let file = index.file(path)?.ok_or_else(|| {
+        Error::NotFound(format!(
+            "{path}: not in the index (skipped by the file policy; lode status counts why)"
+        ))
+    })?;
     if let Some(reason) = &file.skip_reason {
         return Err(Error::NotFound(format!("{path}: not indexed ({reason})")));
     }

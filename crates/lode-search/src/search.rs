@@ -90,15 +90,15 @@ pub fn search(index: &Index, query: &str, opts: &SearchOptions) -> Result<Search
     sort(&mut scored);
     if opts.rerank {
         lift_files_with_several_strong_chunks(&mut scored);
+        // After a file's first hit, each further hit from it counts half as much.
+        let mut seen: HashMap<String, i32> = HashMap::new();
+        for (score, c) in scored.iter_mut() {
+            let n = seen.entry(c.path.clone()).or_default();
+            *score *= 0.5f64.powi(*n);
+            *n += 1;
+        }
+        sort(&mut scored);
     }
-    // After a file's first hit, each further hit from it counts half as much.
-    let mut seen: HashMap<String, i32> = HashMap::new();
-    for (score, c) in scored.iter_mut().filter(|_| opts.rerank) {
-        let n = seen.entry(c.path.clone()).or_default();
-        *score *= 0.5f64.powi(*n);
-        *n += 1;
-    }
-    sort(&mut scored);
 
     let total = scored.len();
     let hits = scored
