@@ -16,6 +16,7 @@ pub enum ErrorCode {
     CacheUnwritable,
     Locked,
     NotFound,
+    Ambiguous,
 }
 
 impl ErrorCode {
@@ -31,6 +32,7 @@ impl ErrorCode {
             ErrorCode::CacheUnwritable => "lode.cache_unwritable",
             ErrorCode::Locked => "lode.locked",
             ErrorCode::NotFound => "lode.not_found",
+            ErrorCode::Ambiguous => "lode.ambiguous",
         }
     }
 
@@ -40,7 +42,8 @@ impl ErrorCode {
             | ErrorCode::BadRegex
             | ErrorCode::BadQuery
             | ErrorCode::BadConfig
-            | ErrorCode::NotFound => 2,
+            | ErrorCode::NotFound
+            | ErrorCode::Ambiguous => 2,
             ErrorCode::NoIndex | ErrorCode::IndexCorrupt => 3,
             ErrorCode::Io | ErrorCode::CacheUnwritable => 4,
             ErrorCode::Locked => 5,
@@ -73,6 +76,9 @@ pub enum Error {
     Locked { root: PathBuf, pid: String },
     #[error("{0}")]
     NotFound(String),
+    /// A name that several definitions share; the message lists them.
+    #[error("{0}")]
+    Ambiguous(String),
     #[error("{}: {source}", .path.display())]
     Io {
         path: PathBuf,
@@ -102,6 +108,7 @@ impl Error {
             Error::CacheUnwritable { .. } => ErrorCode::CacheUnwritable,
             Error::Locked { .. } => ErrorCode::Locked,
             Error::NotFound(_) => ErrorCode::NotFound,
+            Error::Ambiguous(_) => ErrorCode::Ambiguous,
             Error::Io { .. } => ErrorCode::Io,
         }
     }

@@ -133,7 +133,9 @@ pub struct CallSite {
 pub struct Import {
     /// The module or path imported from, as written (quotes stripped).
     pub source: String,
-    /// Names brought into scope, when the syntax lists them.
+    /// Names brought into scope, when the syntax lists them. A renamed one is
+    /// `name as alias`; a module bound to a name is `* as alias`
+    /// (`import numpy as np`, `import * as util from './util'`).
     pub names: Vec<String>,
     pub span: Span,
 }

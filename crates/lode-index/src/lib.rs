@@ -13,7 +13,8 @@
 //!   rules or config writes a new database and switches `CURRENT` to it only
 //!   when it is complete. [`WriterLock`] keeps writers to one at a time.
 //! - [`Index`] reads one committed state: BM25F candidates over code-aware
-//!   [`tokens`] ([`lexical`]), chunks, symbols and statistics.
+//!   [`tokens`] ([`lexical`]), chunks, symbols and statistics, and the
+//!   call sites and imports the call graph (`lode-graph`) resolves.
 //! - [`refresh()`] is what every query calls first: a stat pass, and an
 //!   incremental build when something changed.
 //!
@@ -37,6 +38,7 @@ pub mod lexical;
 mod location;
 mod reader;
 mod refresh;
+mod relations;
 mod store;
 pub mod tokens;
 pub mod vectors;
@@ -48,5 +50,6 @@ pub use build::{
 pub use location::{IndexLocation, WriterLock};
 pub use reader::{ChunkRow, FileRow, Filter, Index, IndexStats, LanguageCount, SymbolRow};
 pub use refresh::{Freshness, IndexState, RefreshOptions, refresh, state};
+pub use relations::{CallRow, ImportRow};
 pub use store::{SCHEMA_VERSION, Store};
 pub use walk::{SkipReason, WalkReport, WalkedFile, content_reason, walk};

@@ -117,9 +117,9 @@ pub struct Filter {
     pub languages: Vec<String>,
 }
 
-const SYMBOL_COLUMNS: &str = "s.id, s.parent, f.path, s.name, s.kind, s.container, s.start_line, s.end_line, s.signature, s.doc";
+pub(crate) const SYMBOL_COLUMNS: &str = "s.id, s.parent, f.path, s.name, s.kind, s.container, s.start_line, s.end_line, s.signature, s.doc";
 
-fn symbol_row(r: &rusqlite::Row, at: usize) -> rusqlite::Result<SymbolRow> {
+pub(crate) fn symbol_row(r: &rusqlite::Row, at: usize) -> rusqlite::Result<SymbolRow> {
     Ok(SymbolRow {
         id: r.get(at)?,
         parent: r.get(at + 1)?,
@@ -154,7 +154,7 @@ impl Index {
         &self.store
     }
 
-    fn err(&self, e: rusqlite::Error) -> Error {
+    pub(crate) fn err(&self, e: rusqlite::Error) -> Error {
         sql_err(self.store.path(), e)
     }
 

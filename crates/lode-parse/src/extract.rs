@@ -258,12 +258,21 @@ fn run_queries<'t>(q: &LangQueries, root: Node<'t>, bytes: &[u8]) -> Found<'t> {
                 }
                 PatternSet::Imports => {
                     let (mut stmt, mut sources, mut names) = (None, Vec::new(), Vec::new());
+                    let mut alias = None;
                     for cap in m.captures {
                         match q.role(cap.index) {
                             Role::Import => stmt = Some(cap.node),
                             Role::Source => sources.push(cap.node),
                             Role::Name => names.push(collapse_ws(text_of(cap.node, bytes), 120)),
+                            Role::Alias => alias = Some(collapse_ws(text_of(cap.node, bytes), 120)),
                             _ => {}
+                        }
+                    }
+                    // An alias renames the match's one name, or binds the module itself (`*`).
+                    if let Some(alias) = alias {
+                        match names.pop() {
+                            Some(name) => names.push(format!("{name} as {alias}")),
+                            None => names.push(format!("* as {alias}")),
                         }
                     }
                     if let Some(stmt) = stmt {
@@ -612,12 +621,40 @@ mod tests {
         let py = "import os, sys\nfrom x import a, b as c\n";
         assert_eq!(
             imports(&extract(Language::Python, py)),
-            [("os", vec![]), ("sys", vec![]), ("x", vec!["a", "b"])]
+            [("os", vec![]), ("sys", vec![]), ("x", vec!["a", "b as c"])]
         );
         let js = "import d, { e, f as g } from 'm';\n";
         assert_eq!(
             imports(&extract(Language::JavaScript, js)),
-            [("m", vec!["d", "e", "f"])]
+            [("m", vec!["d", "e", "f as g"])]
+        );
+    }
+
+    #[test]
+    fn aliases_name_what_is_in_scope() {
+        let py = "import numpy as np\nfrom .util import fmt as f\n";
+        assert_eq!(
+            imports(&extract(Language::Python, py)),
+            [("numpy", vec!["* as np"]), (".util", vec!["fmt as f"])]
+        );
+        let ts = "import * as util from './util';\nimport { a as b } from './x';\n";
+        assert_eq!(
+            imports(&extract(Language::TypeScript, ts)),
+            [("./util", vec!["* as util"]), ("./x", vec!["a as b"])]
+        );
+        let go = "package m\nimport (\n\tf \"fmt\"\n\t\"os\"\n)\n";
+        assert_eq!(
+            imports(&extract(Language::Go, go)),
+            [("fmt", vec!["* as f"]), ("os", vec![])]
+        );
+        let rs = "use a::b::C as D;\nuse x::{y as z, w};\nuse foo as bar;\n";
+        assert_eq!(
+            imports(&extract(Language::Rust, rs)),
+            [
+                ("a::b", vec!["C as D"]),
+                ("x", vec!["y as z", "w"]),
+                ("foo", vec!["* as bar"])
+            ]
         );
     }
 

@@ -197,6 +197,8 @@ pub enum Role {
     Ignore,
     Import,
     Source,
+    /// `@alias`: the name an import is bound to in scope (`as np`, `* as util`).
+    Alias,
     /// Anything else, e.g. `@_q` for a predicate.
     Other,
 }
@@ -217,6 +219,7 @@ impl Role {
             "ignore" => Role::Ignore,
             "import" => Role::Import,
             "source" => Role::Source,
+            "alias" => Role::Alias,
             _ => Role::Other,
         }
     }

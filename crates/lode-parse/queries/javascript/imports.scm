@@ -2,10 +2,12 @@
 ; names are merged into one import.
 
 ; import x, { a, b as c } from 'm'; import * as ns from 'm'; import 'm'
-; (names are the default binding and the imported names, not the aliases)
+; (names are the default binding and the imported names; an alias is `@alias`)
 (import_statement source: (string) @source) @import
 (import_statement (import_clause (identifier) @name)) @import
-(import_statement (import_clause (named_imports (import_specifier name: (_) @name)))) @import
+(import_statement (import_clause (named_imports (import_specifier name: (_) @name !alias)))) @import
+(import_statement (import_clause (named_imports (import_specifier name: (_) @name alias: (_) @alias)))) @import
+(import_statement (import_clause (namespace_import (identifier) @alias))) @import
 
 ; export { a, b as c } from 'm'; export * from 'm'
 (export_statement source: (string) @source) @import

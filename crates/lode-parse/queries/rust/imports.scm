@@ -3,12 +3,12 @@
 
 ; use foo;  use foo as bar;
 (use_declaration argument: (identifier) @source) @import
-(use_declaration argument: (use_as_clause path: (identifier) @source)) @import
+(use_declaration argument: (use_as_clause path: (identifier) @source alias: (_) @alias)) @import
 
 ; use a::b::C;  use a::b::C as D;
 (use_declaration argument: (scoped_identifier path: (_) @source name: (_) @name)) @import
 (use_declaration
-  argument: (use_as_clause path: (scoped_identifier path: (_) @source name: (_) @name))) @import
+  argument: (use_as_clause path: (scoped_identifier path: (_) @source name: (_) @name) alias: (_) @alias)) @import
 
 ; use a::b::*;
 (use_declaration argument: (use_wildcard (_) @source)) @import
@@ -21,8 +21,8 @@
       [(identifier) @name
        (self) @name
        (scoped_identifier name: (_) @name)
-       (use_as_clause path: (identifier) @name)
-       (use_as_clause path: (scoped_identifier name: (_) @name))]))) @import
+       (use_as_clause path: (identifier) @name alias: (_) @alias)
+       (use_as_clause path: (scoped_identifier name: (_) @name) alias: (_) @alias)]))) @import
 ; One level of nesting: use a::{b::{C, D}};
 (use_declaration
   argument: (scoped_use_list
@@ -32,8 +32,8 @@
         list: (use_list
           [(identifier) @name
            (scoped_identifier name: (_) @name)
-           (use_as_clause path: (identifier) @name)
-           (use_as_clause path: (scoped_identifier name: (_) @name))]))))) @import
+           (use_as_clause path: (identifier) @name alias: (_) @alias)
+           (use_as_clause path: (scoped_identifier name: (_) @name) alias: (_) @alias)]))))) @import
 
 ; extern crate foo;
 (extern_crate_declaration name: (identifier) @source) @import

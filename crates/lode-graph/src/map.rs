@@ -1,0 +1,316 @@
+//! `lode map`: an orientation for someone new to a repository, fitted to a
+//! token budget — the top directories and what they hold, the entry
+//! points, and the most central symbols of the call graph.
+//!
+//! Tokens are estimated as characters / 4 (the usual rule for English and
+//! code with BPE tokenizers); the estimate is reported with the map.
+
+use std::collections::BTreeMap;
+
+use lode_core::Result;
+use lode_index::{Filter, Index, SymbolRow};
+use serde::Serialize;
+
+use crate::names::container_type;
+use crate::rank::SymbolGraph;
+use crate::resolve::Resolver;
+
+/// What a map may hold.
+#[derive(Clone, Debug)]
+pub struct MapOptions {
+    /// The budget, in estimated tokens.
+    pub max_tokens: usize,
+}
+
+impl Default for MapOptions {
+    fn default() -> Self {
+        MapOptions { max_tokens: 1000 }
+    }
+}
+
+/// One directory of the map.
+#[derive(Clone, Debug, Serialize)]
+pub struct DirSummary {
+    pub path: String,
+    pub files: usize,
+    /// Languages by file count, most first.
+    pub languages: Vec<String>,
+    /// Its most central symbols.
+    pub key_symbols: Vec<String>,
+}
+
+/// A place execution starts.
+#[derive(Clone, Debug, Serialize)]
+pub struct EntryPoint {
+    pub path: String,
+    pub line: u32,
+    pub name: String,
+}
+
+/// A central symbol.
+#[derive(Clone, Debug, Serialize)]
+pub struct Central {
+    pub symbol: SymbolRow,
+    pub score: f64,
+    /// Resolved call sites that land on it.
+    pub callers: usize,
+}
+
+/// The map, already cut to the budget.
+#[derive(Clone, Debug, Serialize)]
+pub struct RepoMap {
+    pub files: usize,
+    pub dirs: Vec<DirSummary>,
+    pub entry_points: Vec<EntryPoint>,
+    pub central: Vec<Central>,
+    /// The text rendering, within the budget.
+    pub text: String,
+    pub estimated_tokens: usize,
+    pub max_tokens: usize,
+    /// Items left out to fit the budget.
+    pub omitted: usize,
+}
+
+pub fn estimate_tokens(text: &str) -> usize {
+    text.chars().count().div_ceil(4)
+}
+
+fn dir_key(path: &str) -> String {
+    let parts: Vec<&str> = path.split('/').collect();
+    match parts.len() {
+        0 | 1 => ".".to_string(),
+        2 => parts[0].to_string(),
+        _ => format!("{}/{}", parts[0], parts[1]),
+    }
+}
+
+fn is_entry_file(path: &str) -> bool {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    let stem = name.split('.').next().unwrap_or(name);
+    matches!(
+        stem,
+        "main" | "__main__" | "cli" | "app" | "server" | "manage"
+    ) || (path.split('/').count() <= 2 && matches!(stem, "index" | "lib"))
+}
+
+/// Builds the map of `index`.
+pub fn map(index: &Index, opts: &MapOptions) -> Result<RepoMap> {
+    let paths = index.indexed_paths(&Filter::default())?;
+    let resolver = Resolver::preloaded(index)?;
+    let graph = SymbolGraph::build(&resolver)?;
+    let ranks = graph.pagerank(None);
+
+    let symbols = index.all_symbols()?;
+    let mut central: Vec<Central> = symbols
+        .iter()
+        .filter(|s| {
+            matches!(
+                s.kind.as_str(),
+                "function" | "method" | "class" | "struct" | "interface" | "trait"
+            )
+        })
+        .filter_map(|s| {
+            ranks.get(&s.id).map(|&score| Central {
+                symbol: s.clone(),
+                score,
+                callers: graph.in_degree(s.id),
+            })
+        })
+        .filter(|c| c.callers > 0)
+        .collect();
+    central.sort_by(|a, b| {
+        b.score
+            .total_cmp(&a.score)
+            .then(a.symbol.id.cmp(&b.symbol.id))
+    });
+
+    let mut dirs: BTreeMap<String, (usize, BTreeMap<String, usize>)> = BTreeMap::new();
+    for p in &paths {
+        let e = dirs.entry(dir_key(p)).or_default();
+        e.0 += 1;
+        let ext = p.rsplit_once('.').map(|(_, e)| e).unwrap_or("other");
+        *e.1.entry(ext.to_string()).or_default() += 1;
+    }
+    let mut dir_list: Vec<DirSummary> = dirs
+        .into_iter()
+        .map(|(path, (files, exts))| {
+            let mut exts: Vec<(String, usize)> = exts.into_iter().collect();
+            exts.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+            let key_symbols = central
+                .iter()
+                .filter(|c| {
+                    path == "." && !c.symbol.path.contains('/') || dir_key(&c.symbol.path) == path
+                })
+                .take(3)
+                .map(|c| qualified(&c.symbol))
+                .collect();
+            DirSummary {
+                path,
+                files,
+                languages: exts.into_iter().take(3).map(|(e, _)| e).collect(),
+                key_symbols,
+            }
+        })
+        .collect();
+    dir_list.sort_by(|a, b| b.files.cmp(&a.files).then(a.path.cmp(&b.path)));
+
+    let mut entry_points: Vec<EntryPoint> = symbols
+        .iter()
+        .filter(|s| s.kind == "function" && matches!(s.name.as_str(), "main" | "Main"))
+        .map(|s| EntryPoint {
+            path: s.path.clone(),
+            line: s.start_line,
+            name: s.name.clone(),
+        })
+        .collect();
+    for p in paths.iter().filter(|p| is_entry_file(p)) {
+        if !entry_points.iter().any(|e| &e.path == p) {
+            entry_points.push(EntryPoint {
+                path: p.clone(),
+                line: 1,
+                name: String::new(),
+            });
+        }
+    }
+    entry_points.sort_by(|a, b| {
+        (a.path.split('/').count(), &a.path).cmp(&(b.path.split('/').count(), &b.path))
+    });
+
+    Ok(fit(
+        paths.len(),
+        dir_list,
+        entry_points,
+        central,
+        opts.max_tokens,
+    ))
+}
+
+fn qualified(s: &SymbolRow) -> String {
+    match &s.container {
+        Some(c) => format!("{}::{}", container_type(c), s.name),
+        None => s.name.clone(),
+    }
+}
+
+/// Text that grows line by line while the token budget allows.
+struct Budget {
+    text: String,
+    used: usize,
+    max: usize,
+    omitted: usize,
+}
+
+impl Budget {
+    /// Adds `line` if it fits under `cap` (≤ the budget); counts it as omitted if not.
+    fn push(&mut self, line: String, cap: usize) -> bool {
+        let cost = estimate_tokens(&line) + 1;
+        if self.used + cost > cap.min(self.max) {
+            self.omitted += 1;
+            return false;
+        }
+        self.used += cost;
+        self.text.push_str(&line);
+        self.text.push('\n');
+        true
+    }
+}
+
+/// Renders the sections in turn: directories may use the first third of the
+/// budget, entry points up to two thirds, central symbols what is left.
+fn fit(
+    files: usize,
+    dirs: Vec<DirSummary>,
+    entries: Vec<EntryPoint>,
+    central: Vec<Central>,
+    max_tokens: usize,
+) -> RepoMap {
+    let head = format!("{files} files\n");
+    let mut b = Budget {
+        used: estimate_tokens(&head),
+        text: head,
+        max: max_tokens,
+        omitted: 0,
+    };
+    let third = max_tokens / 3;
+    let (mut kept_dirs, mut kept_entries, mut kept_central) = (Vec::new(), Vec::new(), Vec::new());
+    b.push("Directories (files, languages, key symbols):".into(), third);
+    for d in dirs {
+        let symbols = if d.key_symbols.is_empty() {
+            String::new()
+        } else {
+            format!("  {}", d.key_symbols.join(", "))
+        };
+        let line = format!(
+            "  {}/  {} files  {}{symbols}",
+            d.path,
+            d.files,
+            d.languages.join(",")
+        );
+        if b.push(line, third) {
+            kept_dirs.push(d);
+        }
+    }
+    if !entries.is_empty() {
+        b.push("Entry points:".into(), 2 * third);
+    }
+    for e in entries {
+        let line = if e.name.is_empty() {
+            format!("  {}", e.path)
+        } else {
+            format!("  {}:{}  {}", e.path, e.line, e.name)
+        };
+        if b.push(line, 2 * third) {
+            kept_entries.push(e);
+        }
+    }
+    if !central.is_empty() {
+        b.push("Central symbols (resolved callers):".into(), max_tokens);
+    }
+    for c in central.into_iter().take(200) {
+        let line = format!(
+            "  {}:{}  {} {}  ({})",
+            c.symbol.path,
+            c.symbol.start_line,
+            c.symbol.kind,
+            qualified(&c.symbol),
+            c.callers
+        );
+        if !b.push(line, max_tokens) {
+            break;
+        }
+        kept_central.push(c);
+    }
+    RepoMap {
+        files,
+        estimated_tokens: estimate_tokens(&b.text),
+        text: b.text,
+        dirs: kept_dirs,
+        entry_points: kept_entries,
+        central: kept_central,
+        max_tokens,
+        omitted: b.omitted,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_map_fits_its_budget() {
+        let dirs = (0..50)
+            .map(|i| DirSummary {
+                path: format!("dir{i}"),
+                files: 100 - i,
+                languages: vec!["rs".into()],
+                key_symbols: vec![format!("Thing{i}::run")],
+            })
+            .collect();
+        let m = fit(5000, dirs, Vec::new(), Vec::new(), 120);
+        assert!(m.estimated_tokens <= 120, "{} > 120", m.estimated_tokens);
+        assert!(m.omitted > 0);
+        assert!(m.text.contains("dir0/"));
+        let big = fit(5000, Vec::new(), Vec::new(), Vec::new(), 1000);
+        assert!(big.estimated_tokens <= 1000);
+    }
+}

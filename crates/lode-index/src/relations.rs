@@ -1,0 +1,155 @@
+//! The rows the call graph reads: symbols by name or id, call sites and
+//! imports. All of them come from the one committed state an [`Index`] sees,
+//! so edges resolved from them are consistent with the symbols.
+
+use serde::Serialize;
+
+use lode_core::Result;
+
+use crate::reader::{Index, SYMBOL_COLUMNS, SymbolRow, symbol_row};
+
+/// A call site as stored.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct CallRow {
+    pub path: String,
+    pub lang: String,
+    /// The innermost symbol around the call (its id), if any.
+    #[serde(skip)]
+    pub caller: Option<i64>,
+    pub callee: String,
+    pub receiver: Option<String>,
+    pub line: u32,
+}
+
+/// An import as stored.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ImportRow {
+    /// The module or path, as written.
+    pub source: String,
+    /// The names it brings into scope, when the syntax lists them.
+    pub names: Vec<String>,
+    pub line: u32,
+}
+
+const CALL_COLUMNS: &str = "f.path, f.lang, c.caller, c.callee, c.receiver, c.start_line FROM calls c JOIN files f ON f.id = c.file_id";
+
+fn call_row(r: &rusqlite::Row) -> rusqlite::Result<CallRow> {
+    Ok(CallRow {
+        path: r.get(0)?,
+        lang: r.get(1)?,
+        caller: r.get(2)?,
+        callee: r.get(3)?,
+        receiver: r.get(4)?,
+        line: r.get(5)?,
+    })
+}
+
+impl Index {
+    fn query<T, P: rusqlite::Params>(
+        &self,
+        sql: &str,
+        params: P,
+        map: impl FnMut(&rusqlite::Row) -> rusqlite::Result<T>,
+    ) -> Result<Vec<T>> {
+        let mut stmt = self
+            .store()
+            .connection()
+            .prepare_cached(sql)
+            .map_err(|e| self.err(e))?;
+        let rows = stmt.query_map(params, map).map_err(|e| self.err(e))?;
+        rows.collect::<rusqlite::Result<Vec<_>>>()
+            .map_err(|e| self.err(e))
+    }
+
+    /// Every symbol with this exact name, in index order.
+    pub fn symbols_named(&self, name: &str) -> Result<Vec<SymbolRow>> {
+        self.query(
+            &format!(
+                "SELECT {SYMBOL_COLUMNS} FROM symbols s JOIN files f ON f.id = s.file_id WHERE s.name = ?1 ORDER BY s.id"
+            ),
+            [name],
+            |r| symbol_row(r, 0),
+        )
+    }
+
+    /// One symbol by id.
+    pub fn symbol(&self, id: i64) -> Result<Option<SymbolRow>> {
+        Ok(self
+            .query(
+                &format!(
+                    "SELECT {SYMBOL_COLUMNS} FROM symbols s JOIN files f ON f.id = s.file_id WHERE s.id = ?1"
+                ),
+                [id],
+                |r| symbol_row(r, 0),
+            )?
+            .pop())
+    }
+
+    /// The innermost symbol of `path` whose span holds `line`.
+    pub fn symbol_at(&self, path: &str, line: u32) -> Result<Option<SymbolRow>> {
+        Ok(self
+            .file_symbols(path)?
+            .into_iter()
+            .filter(|s| s.start_line <= line && line <= s.end_line)
+            .min_by_key(|s| (s.end_line - s.start_line, std::cmp::Reverse(s.id))))
+    }
+
+    /// The call sites inside the symbol `caller` (innermost-symbol attribution).
+    pub fn calls_from(&self, caller: i64) -> Result<Vec<CallRow>> {
+        self.query(
+            &format!("SELECT {CALL_COLUMNS} WHERE c.caller = ?1 ORDER BY c.rowid"),
+            [caller],
+            call_row,
+        )
+    }
+
+    /// Every call site of a function or method named `callee`.
+    pub fn calls_named(&self, callee: &str) -> Result<Vec<CallRow>> {
+        self.query(
+            &format!("SELECT {CALL_COLUMNS} WHERE c.callee = ?1 ORDER BY f.path, c.start_line"),
+            [callee],
+            call_row,
+        )
+    }
+
+    /// Every call site of the index (for whole-graph measures: centrality).
+    pub fn all_calls(&self) -> Result<Vec<CallRow>> {
+        self.query(
+            &format!("SELECT {CALL_COLUMNS} ORDER BY c.rowid"),
+            [],
+            call_row,
+        )
+    }
+
+    /// The imports of one file, in source order.
+    pub fn file_imports(&self, path: &str) -> Result<Vec<ImportRow>> {
+        self.query(
+            "SELECT i.source, i.names, i.start_line FROM imports i JOIN files f ON f.id = i.file_id \
+             WHERE f.path = ?1 ORDER BY i.rowid",
+            [path],
+            |r| {
+                let names: String = r.get(1)?;
+                Ok(ImportRow {
+                    source: r.get(0)?,
+                    names: names
+                        .split('\n')
+                        .filter(|n| !n.is_empty())
+                        .map(str::to_string)
+                        .collect(),
+                    line: r.get(2)?,
+                })
+            },
+        )
+    }
+
+    /// Every symbol of the index (for whole-graph measures), in index order.
+    pub fn all_symbols(&self) -> Result<Vec<SymbolRow>> {
+        self.query(
+            &format!(
+                "SELECT {SYMBOL_COLUMNS} FROM symbols s JOIN files f ON f.id = s.file_id ORDER BY s.id"
+            ),
+            [],
+            |r| symbol_row(r, 0),
+        )
+    }
+}
