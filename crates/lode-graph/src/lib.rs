@@ -18,6 +18,8 @@
 //!   symbol; [`Resolver::tree`] grows a [`CallTree`] to a depth, marking cycles.
 //! - [`find_symbol`] turns what a user typed (`name`, `Type::name`,
 //!   `pkg.Func`, `path:LINE`) into one symbol, or lists the candidates.
+//! - [`Resolver::show`] reads a symbol's body, with its direct neighbours;
+//!   [`render`] gives compact text for trees and shown symbols.
 //! - [`SymbolGraph`] is the whole graph for centrality: [`SymbolGraph::pagerank`],
 //!   plain or seeded. [`map()`] uses it to orient a newcomer.
 //!
@@ -40,10 +42,13 @@ mod map;
 pub mod modules;
 pub mod names;
 mod rank;
+pub mod render;
 mod resolve;
+mod show;
 
 pub use calls::{CallNode, CallTree, Direction, Edge, MAX_DEPTH, MAX_NODES, SiteRef};
 pub use find::{candidates, find_symbol, location};
 pub use map::{DirSummary, EntryPoint, MapOptions, RepoMap, map};
 pub use rank::SymbolGraph;
 pub use resolve::{Binding, Resolution, Resolver};
+pub use show::{MAX_BODY_LINES, Neighbour, Shown};

@@ -1,6 +1,7 @@
 //! `lode map`: an orientation for someone new to a repository, fitted to a
 //! token budget — the top directories and what they hold, the entry
-//! points, and the most central symbols of the call graph.
+//! points, and the most central symbols of the call graph (most call sites
+//! resolved to them, PageRank breaking ties; tests and fixtures left out).
 //!
 //! Tokens are estimated as characters / 4 (the usual rule for English and
 //! code with BPE tokenizers); the estimate is reported with the map.
@@ -84,6 +85,21 @@ fn dir_key(path: &str) -> String {
     }
 }
 
+/// Tests, fixtures and benchmarks: not where a newcomer starts.
+fn is_test_or_fixture(path: &str) -> bool {
+    path.split('/').any(|d| {
+        matches!(
+            d,
+            "test" | "tests" | "testdata" | "fixtures" | "__tests__" | "spec" | "benches"
+        )
+    }) || path.contains("_test.")
+        || path.contains(".test.")
+        || path
+            .rsplit('/')
+            .next()
+            .is_some_and(|f| f.starts_with("test_"))
+}
+
 fn is_entry_file(path: &str) -> bool {
     let name = path.rsplit('/').next().unwrap_or(path);
     let stem = name.split('.').next().unwrap_or(name);
@@ -118,9 +134,15 @@ pub fn map(index: &Index, opts: &MapOptions) -> Result<RepoMap> {
         })
         .filter(|c| c.callers > 0)
         .collect();
+    // Most called first (name-only matches not counted); PageRank breaks ties.
+    central.retain(|c| {
+        !is_test_or_fixture(&c.symbol.path)
+            && c.symbol.container.as_deref().map(container_type) != Some("tests")
+    });
     central.sort_by(|a, b| {
-        b.score
-            .total_cmp(&a.score)
+        b.callers
+            .cmp(&a.callers)
+            .then(b.score.total_cmp(&a.score))
             .then(a.symbol.id.cmp(&b.symbol.id))
     });
 
@@ -157,13 +179,17 @@ pub fn map(index: &Index, opts: &MapOptions) -> Result<RepoMap> {
     let mut entry_points: Vec<EntryPoint> = symbols
         .iter()
         .filter(|s| s.kind == "function" && matches!(s.name.as_str(), "main" | "Main"))
+        .filter(|s| !is_test_or_fixture(&s.path))
         .map(|s| EntryPoint {
             path: s.path.clone(),
             line: s.start_line,
             name: s.name.clone(),
         })
         .collect();
-    for p in paths.iter().filter(|p| is_entry_file(p)) {
+    for p in paths
+        .iter()
+        .filter(|p| is_entry_file(p) && !is_test_or_fixture(p))
+    {
         if !entry_points.iter().any(|e| &e.path == p) {
             entry_points.push(EntryPoint {
                 path: p.clone(),

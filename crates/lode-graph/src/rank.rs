@@ -16,6 +16,8 @@ pub struct SymbolGraph {
     out: Vec<Vec<(usize, f64)>>,
     /// Weighted in-edges (callee ← caller), for walking to callers.
     inc: Vec<Vec<(usize, f64)>>,
+    /// Call sites bound to each node by a tier other than a name match.
+    certain_in: Vec<usize>,
     pub edges: usize,
 }
 
@@ -32,6 +34,7 @@ impl SymbolGraph {
             node_of: HashMap::new(),
             out: Vec::new(),
             inc: Vec::new(),
+            certain_in: Vec::new(),
             edges: 0,
         };
         for call in resolver.index().all_calls()? {
@@ -53,6 +56,9 @@ impl SymbolGraph {
                 let to = g.node(t.id);
                 g.out[from].push((to, w));
                 g.inc[to].push((from, w));
+                if how != Resolution::Name {
+                    g.certain_in[to] += 1;
+                }
                 g.edges += 1;
             }
         }
@@ -68,6 +74,7 @@ impl SymbolGraph {
         self.node_of.insert(id, n);
         self.out.push(Vec::new());
         self.inc.push(Vec::new());
+        self.certain_in.push(0);
         n
     }
 
@@ -128,8 +135,8 @@ impl SymbolGraph {
         self.ids.iter().copied().zip(rank).collect()
     }
 
-    /// How many resolved call sites land on each symbol.
+    /// How many call sites land on a symbol, not counting name-only matches.
     pub fn in_degree(&self, id: i64) -> usize {
-        self.node_of(id).map(|i| self.inc[i].len()).unwrap_or(0)
+        self.node_of(id).map(|i| self.certain_in[i]).unwrap_or(0)
     }
 }

@@ -62,6 +62,29 @@ pub enum Binding {
     Unknown,
 }
 
+/// Languages that call each other's definitions directly, by file extension.
+pub fn family(path: &str) -> &'static str {
+    let ext = path.rsplit_once('.').map(|(_, e)| e).unwrap_or("");
+    match ext {
+        "py" | "pyi" => "python",
+        "js" | "jsx" | "mjs" | "cjs" | "ts" | "tsx" | "mts" | "cts" => "js",
+        "java" | "kt" | "kts" | "scala" => "jvm",
+        "c" | "h" | "cc" | "cpp" | "cxx" | "c++" | "hpp" | "hh" | "hxx" | "m" => "c",
+        "rs" => "rust",
+        "go" => "go",
+        "cs" => "csharp",
+        "rb" => "ruby",
+        "php" => "php",
+        "swift" => "swift",
+        "ex" | "exs" => "elixir",
+        "hs" => "haskell",
+        "lua" => "lua",
+        "zig" => "zig",
+        "sh" | "bash" => "bash",
+        _ => "other",
+    }
+}
+
 /// Kinds a call can land on.
 fn is_callable(kind: &str) -> bool {
     matches!(kind, "function" | "method" | "class" | "struct" | "macro")
@@ -229,7 +252,14 @@ impl<'i> Resolver<'i> {
 
     /// What the call at `call` binds to.
     pub fn resolve(&self, call: &CallRow) -> Result<Binding> {
-        let cands = self.named(&call.callee)?;
+        // A call binds within its language family: a Python call never lands in Rust.
+        let fam = family(&call.path);
+        let cands: Vec<SymbolRow> = self
+            .named(&call.callee)?
+            .iter()
+            .filter(|c| family(&c.path) == fam)
+            .cloned()
+            .collect();
         if cands.is_empty() {
             return Ok(Binding::Unknown);
         }
@@ -251,10 +281,10 @@ impl<'i> Resolver<'i> {
             Receiver::None => self.bare(&site)?,
             Receiver::SelfRef => match self.of_type(&site, site.caller_type) {
                 Some(t) => Binding::Targets(t, Resolution::Container),
-                None => name_only(&site, true),
+                None => name_only(&site, Sort::Methods),
             },
             Receiver::SelfField => self.self_field(&site)?,
-            Receiver::Super | Receiver::Expression => name_only(&site, true),
+            Receiver::Super | Receiver::Expression => name_only(&site, Sort::Methods),
             Receiver::Path(parts) => self.qualified(&site, &parts)?,
         };
         Ok(prefer_constructors(binding))
@@ -334,7 +364,7 @@ impl<'i> Resolver<'i> {
                 return Ok(Binding::Targets(found, Resolution::Package));
             }
         }
-        Ok(name_only(site, this))
+        Ok(name_only(site, if this { Sort::Any } else { Sort::Free }))
     }
 
     /// `orig`, imported from `imp`, called as a bare name.
@@ -385,11 +415,11 @@ impl<'i> Resolver<'i> {
                 return Ok(match self.of_type(site, Some(ty)) {
                     Some(t) => Binding::Targets(t, Resolution::Receiver),
                     None if !self.defines_type(ty)? => Binding::External,
-                    None => name_only(site, true),
+                    None => name_only(site, Sort::Methods),
                 });
             }
         }
-        Ok(name_only(site, true))
+        Ok(name_only(site, Sort::Methods))
     }
 
     /// Whether the repository defines a type (class, struct, …) named `name`.
@@ -463,7 +493,7 @@ impl<'i> Resolver<'i> {
             return Ok(match self.of_type(site, Some(ty)) {
                 Some(t) => Binding::Targets(t, Resolution::Receiver),
                 None if !self.defines_type(ty)? => Binding::External,
-                None => name_only(site, true),
+                None => name_only(site, Sort::Methods),
             });
         }
         // 3. A Rust path from the crate, or through a local module.
@@ -490,7 +520,7 @@ impl<'i> Resolver<'i> {
         if runtime_global(lang, head) || (looks_like_type && !self.defines_type(head)?) {
             return Ok(Binding::External);
         }
-        Ok(name_only(site, true))
+        Ok(name_only(site, Sort::Methods))
     }
 
     /// The candidates defined in module `source` (at top level, or in its type `ty`).
@@ -538,12 +568,27 @@ fn in_files(cands: &[SymbolRow], files: &[String], methods: bool) -> Vec<SymbolR
         .collect()
 }
 
+/// Which candidates a name match may pick.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Sort {
+    /// `x.f()`: methods only.
+    Methods,
+    /// `f()`: functions and types, not methods.
+    Free,
+    /// `f()` where an implicit `this` lets it be either.
+    Any,
+}
+
 /// The last resort: every candidate of the right sort, marked as a name match.
-fn name_only(site: &Site, methods: bool) -> Binding {
+fn name_only(site: &Site, sort: Sort) -> Binding {
     let found: Vec<SymbolRow> = site
         .cands
         .iter()
-        .filter(|c| methods || c.kind != "method")
+        .filter(|c| match sort {
+            Sort::Methods => c.kind == "method",
+            Sort::Free => c.kind != "method",
+            Sort::Any => true,
+        })
         .cloned()
         .collect();
     if found.is_empty() {

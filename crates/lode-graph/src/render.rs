@@ -1,0 +1,148 @@
+//! Compact text for call trees and shown symbols (the JSON is the types'
+//! own serialisation). Name-only edges end in `~`.
+
+use std::fmt::Write;
+
+use lode_index::SymbolRow;
+
+use crate::calls::{CallNode, CallTree, Direction};
+use crate::names::container_type;
+use crate::resolve::Resolution;
+use crate::show::{Neighbour, Shown};
+
+/// `method Cart::add`.
+pub fn label(s: &SymbolRow) -> String {
+    match &s.container {
+        Some(c) => format!("{} {}::{}", s.kind, container_type(c), s.name),
+        None => format!("{} {}", s.kind, s.name),
+    }
+}
+
+fn mark(r: Resolution) -> &'static str {
+    if r == Resolution::Name { " ~" } else { "" }
+}
+
+/// A call tree, one node per line, indented by depth, with every call site.
+pub fn tree_text(t: &CallTree) -> String {
+    let mut out = String::new();
+    let what = match t.direction {
+        Direction::In => "callers of",
+        Direction::Out => "callees of",
+    };
+    let _ = writeln!(
+        out,
+        "{what} {}  {}:{}-{}",
+        label(&t.root),
+        t.root.path,
+        t.root.start_line,
+        t.root.end_line
+    );
+    if t.children.is_empty() {
+        let _ = writeln!(out, "  (none found)");
+    }
+    for n in &t.children {
+        node_text(&mut out, n, 1);
+    }
+    if !t.external.is_empty() {
+        let _ = writeln!(out, "outside the repository: {}", t.external.join(", "));
+    }
+    if t.truncated {
+        let _ = writeln!(
+            out,
+            "…[tree cut at {} nodes — lower --depth]",
+            crate::MAX_NODES
+        );
+    }
+    out
+}
+
+fn node_text(out: &mut String, n: &CallNode, depth: usize) {
+    let indent = "  ".repeat(depth);
+    let who = match &n.symbol {
+        Some(s) => format!("{}  {}:{}-{}", label(s), s.path, s.start_line, s.end_line),
+        None => format!("(top level)  {}", n.path),
+    };
+    let sites: Vec<String> = n
+        .sites
+        .iter()
+        .map(|s| format!("{}:{}", s.path, s.line))
+        .collect();
+    let cycle = if n.cycle {
+        "  (cycle: already shown above)"
+    } else {
+        ""
+    };
+    let _ = writeln!(
+        out,
+        "{indent}{who}  at {}{}{cycle}",
+        sites.join(", "),
+        mark(n.resolution)
+    );
+    for c in &n.children {
+        node_text(out, c, depth + 1);
+    }
+}
+
+fn neighbours_text(out: &mut String, title: &str, list: &[Neighbour]) {
+    let _ = writeln!(out, "{title} ({}):", list.len());
+    for n in list {
+        let owner = n
+            .container
+            .as_deref()
+            .map(|c| format!("{}::", container_type(c)))
+            .unwrap_or_default();
+        let _ = writeln!(
+            out,
+            "  {} {owner}{}  {}:{}-{}  at {}{}",
+            n.kind,
+            n.name,
+            n.path,
+            n.start_line,
+            n.end_line,
+            n.site,
+            mark(n.resolution)
+        );
+    }
+}
+
+/// A shown symbol: header, doc, numbered body, then its neighbours.
+pub fn shown_text(s: &Shown) -> String {
+    let mut out = String::new();
+    let sym = &s.symbol;
+    let _ = writeln!(
+        out,
+        "{}  {}:{}-{}",
+        label(sym),
+        sym.path,
+        sym.start_line,
+        sym.end_line
+    );
+    if let Some(doc) = &sym.doc {
+        for l in doc.lines().take(8) {
+            let _ = writeln!(out, "  /// {l}");
+        }
+    }
+    let width = (sym.start_line as usize + s.lines.len()).to_string().len();
+    for (i, line) in s.lines.iter().enumerate() {
+        let _ = writeln!(out, "{:>width$}  {line}", sym.start_line as usize + i);
+    }
+    if s.omitted_lines > 0 {
+        let _ = writeln!(
+            out,
+            "…[{} more lines — lode show {}:LINE for a part]",
+            s.omitted_lines, sym.path
+        );
+    }
+    if let Some(c) = &s.callers {
+        neighbours_text(&mut out, "callers", c);
+    }
+    if let Some(c) = &s.callees {
+        neighbours_text(&mut out, "callees", c);
+    }
+    if let Some(e) = &s.external
+        && !e.is_empty()
+    {
+        let _ = writeln!(out, "outside the repository: {}", e.join(", "));
+    }
+    out
+}

@@ -1,0 +1,124 @@
+//! `lode show`: one symbol's full body with line numbers, its signature and
+//! doc, and optionally its direct callers and callees.
+
+use lode_core::Result;
+use lode_index::SymbolRow;
+use serde::Serialize;
+
+use crate::calls::Edge;
+use crate::resolve::{Resolution, Resolver};
+
+/// The most body lines `show` prints; the rest is counted.
+pub const MAX_BODY_LINES: usize = 400;
+
+/// A neighbour of the shown symbol, with the call site that links them.
+#[derive(Clone, Debug, Serialize)]
+pub struct Neighbour {
+    pub name: String,
+    pub kind: String,
+    pub container: Option<String>,
+    /// The neighbour's location.
+    pub path: String,
+    pub start_line: u32,
+    pub end_line: u32,
+    /// The call site, `path:line`.
+    pub site: String,
+    pub resolution: Resolution,
+}
+
+/// A symbol and its body.
+#[derive(Clone, Debug, Serialize)]
+pub struct Shown {
+    pub symbol: SymbolRow,
+    /// The body's lines, from `symbol.start_line`.
+    pub lines: Vec<String>,
+    /// Body lines left out at [`MAX_BODY_LINES`].
+    pub omitted_lines: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub callers: Option<Vec<Neighbour>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub callees: Option<Vec<Neighbour>>,
+    /// Calls out that bind to nothing in the repository (libraries, built-ins).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub external: Option<Vec<String>>,
+}
+
+fn neighbour(s: &SymbolRow, e: &Edge) -> Neighbour {
+    Neighbour {
+        name: s.name.clone(),
+        kind: s.kind.clone(),
+        container: s.container.clone(),
+        path: s.path.clone(),
+        start_line: s.start_line,
+        end_line: s.end_line,
+        site: format!("{}:{}", e.site.path, e.site.line),
+        resolution: e.resolution,
+    }
+}
+
+impl Resolver<'_> {
+    /// The body of `sym` read from the tree, and with `graph` its direct callers and callees.
+    pub fn show(&self, sym: &SymbolRow, graph: bool) -> Result<Shown> {
+        let root = &self.index().location.root;
+        let text = std::fs::read(root.join(&sym.path))
+            .map(|b| String::from_utf8_lossy(&b).into_owned())
+            .unwrap_or_default();
+        let all: Vec<&str> = text
+            .lines()
+            .skip(sym.start_line.saturating_sub(1) as usize)
+            .take((sym.end_line + 1).saturating_sub(sym.start_line) as usize)
+            .collect();
+        let omitted_lines = all.len().saturating_sub(MAX_BODY_LINES);
+        let lines = all
+            .iter()
+            .take(MAX_BODY_LINES)
+            .map(|l| l.to_string())
+            .collect();
+        let (mut callers, mut callees, mut external) = (None, None, None);
+        if graph {
+            let mut ins = Vec::new();
+            for e in self.callers(sym)? {
+                match e
+                    .site
+                    .caller
+                    .map(|id| self.symbol(id))
+                    .transpose()?
+                    .flatten()
+                {
+                    Some(c) => ins.push(neighbour(&c, &e)),
+                    None => ins.push(Neighbour {
+                        name: "(top level)".into(),
+                        kind: "file".into(),
+                        container: None,
+                        path: e.site.path.clone(),
+                        start_line: e.site.line,
+                        end_line: e.site.line,
+                        site: format!("{}:{}", e.site.path, e.site.line),
+                        resolution: e.resolution,
+                    }),
+                }
+            }
+            let (outs, other) = self.callees(sym)?;
+            callers = Some(ins);
+            callees = Some(outs.iter().map(|e| neighbour(&e.target, e)).collect());
+            let mut names: Vec<String> = other
+                .into_iter()
+                .map(|c| match c.receiver {
+                    Some(r) => format!("{r}.{}", c.callee),
+                    None => c.callee,
+                })
+                .collect();
+            names.sort();
+            names.dedup();
+            external = Some(names);
+        }
+        Ok(Shown {
+            symbol: sym.clone(),
+            lines,
+            omitted_lines,
+            callers,
+            callees,
+            external,
+        })
+    }
+}
