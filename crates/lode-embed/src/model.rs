@@ -44,7 +44,7 @@ enum Table {
 /// `"normalize": true`: exactly what Python's `model2vec.StaticModel.encode` computes.
 /// A text with no known token embeds to the zero vector.
 pub struct StaticModel {
-    id: String,
+    id: std::sync::OnceLock<String>,
     dim: usize,
     rows: usize,
     dtype: Dtype,
@@ -59,7 +59,7 @@ pub struct StaticModel {
 impl fmt::Debug for StaticModel {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("StaticModel")
-            .field("id", &self.id)
+            .field("id", &self.id())
             .field("dim", &self.dim)
             .field("rows", &self.rows)
             .field("dtype", &self.dtype)
@@ -75,6 +75,9 @@ struct Files<'a> {
     config: (&'a [u8], PathBuf),
     model: (Cow<'static, [u8]>, PathBuf),
     tokenizer: (&'a [u8], PathBuf),
+    /// Hash the files for the id only when it is asked for (the built-in
+    /// model: a query never asks, and hashing 7.6 MB costs milliseconds).
+    lazy_id: bool,
 }
 
 #[derive(Default)]
@@ -98,6 +101,7 @@ impl StaticModel {
             config: (BUILTIN_CONFIG, dir.join("config.json")),
             model: (Cow::Borrowed(BUILTIN_MODEL), dir.join("model.safetensors")),
             tokenizer: (BUILTIN_TOKENIZER, dir.join("tokenizer.json")),
+            lazy_id: true,
         })
         .expect("the built-in model is valid (checked by the crate's tests)")
     }
@@ -106,17 +110,10 @@ impl StaticModel {
     /// version) computed without loading it: what an index records, so that
     /// opening an index does not pay for parsing the model.
     pub fn builtin_fingerprint() -> &'static str {
-        static FINGERPRINT: std::sync::OnceLock<String> = std::sync::OnceLock::new();
-        FINGERPRINT.get_or_init(|| {
-            let mut hasher = blake3::Hasher::new();
-            hasher.update(b"lode-embed builtin");
-            hasher.update(&EMBED_VERSION.to_le_bytes());
-            for part in [BUILTIN_CONFIG, BUILTIN_MODEL, BUILTIN_TOKENIZER] {
-                hasher.update(&(part.len() as u64).to_le_bytes());
-                hasher.update(part);
-            }
-            format!("builtin-{}", &hasher.finalize().to_hex()[..16])
-        })
+        // Hashed by build.rs when the binary is compiled.
+        const FINGERPRINT: &str = concat!("builtin-", env!("LODE_BUILTIN_MODEL_FNV"));
+        static WITH_VERSION: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+        WITH_VERSION.get_or_init(|| format!("{FINGERPRINT}-v{EMBED_VERSION}"))
     }
 
     /// Loads a model2vec model directory (`config.json`, `model.safetensors`,
@@ -157,6 +154,7 @@ impl StaticModel {
             config: (&config, config_path),
             model: (Cow::Owned(model), model_path),
             tokenizer: (&tokenizer, tokenizer_path),
+            lazy_id: false,
         })
     }
 
@@ -168,6 +166,7 @@ impl StaticModel {
             config: (config, dir.join("config.json")),
             model: (Cow::Owned(model.to_vec()), dir.join("model.safetensors")),
             tokenizer: (tokenizer, dir.join("tokenizer.json")),
+            lazy_id: false,
         })
     }
 
@@ -289,15 +288,10 @@ impl StaticModel {
             )));
         }
 
-        let mut hasher = blake3::Hasher::new();
-        hasher.update(b"lode-embed model2vec");
-        hasher.update(&EMBED_VERSION.to_le_bytes());
-        for part in [*config_bytes, &model_bytes[..], *tokenizer_bytes] {
-            hasher.update(&(part.len() as u64).to_le_bytes());
-            hasher.update(part);
+        let id = std::sync::OnceLock::new();
+        if !files.lazy_id {
+            let _ = id.set(content_id(dim, config_bytes, model_bytes, tokenizer_bytes));
         }
-        let hash = hasher.finalize().to_hex();
-        let id = format!("model2vec-d{dim}-{}", &hash[..16]);
 
         Ok(StaticModel {
             id,
@@ -321,7 +315,9 @@ impl StaticModel {
     /// A stable id for index fingerprints: `model2vec-d<dim>-<hash>`, where the hash
     /// covers the three model files and the version of this crate's embedding code.
     pub fn id(&self) -> &str {
-        &self.id
+        // Only the built-in model leaves it unset (see `Files::lazy_id`).
+        self.id
+            .get_or_init(|| content_id(self.dim, BUILTIN_CONFIG, BUILTIN_MODEL, BUILTIN_TOKENIZER))
     }
 
     /// Whether outputs are L2-normalized (`normalize` in `config.json`).
@@ -486,7 +482,7 @@ impl StaticModel {
 
 impl Embedder for StaticModel {
     fn id(&self) -> &str {
-        &self.id
+        StaticModel::id(self)
     }
 
     fn dim(&self) -> usize {
@@ -497,6 +493,19 @@ impl Embedder for StaticModel {
         self.encode_into(texts, out);
         Ok(())
     }
+}
+
+/// `model2vec-d<dim>-<hash>`: the hash covers the three files and the version
+/// of this crate's embedding code.
+fn content_id(dim: usize, config: &[u8], model: &[u8], tokenizer: &[u8]) -> String {
+    let mut hasher = blake3::Hasher::new();
+    hasher.update(b"lode-embed model2vec");
+    hasher.update(&EMBED_VERSION.to_le_bytes());
+    for part in [config, model, tokenizer] {
+        hasher.update(&(part.len() as u64).to_le_bytes());
+        hasher.update(part);
+    }
+    format!("model2vec-d{dim}-{}", &hasher.finalize().to_hex()[..16])
 }
 
 #[cfg(test)]
