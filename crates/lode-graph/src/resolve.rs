@@ -152,6 +152,7 @@ pub struct Resolver<'i> {
     index: &'i Index,
     modules: Modules,
     by_name: RefCell<HashMap<String, Rc<Vec<SymbolRow>>>>,
+    by_family: RefCell<HashMap<(String, &'static str), Rc<Vec<SymbolRow>>>>,
     by_id: RefCell<HashMap<i64, Option<SymbolRow>>>,
     imports: RefCell<HashMap<String, Rc<Vec<ImportRow>>>>,
     all_loaded: bool,
@@ -164,6 +165,7 @@ impl<'i> Resolver<'i> {
             modules: Modules::new(paths, &index.location.root),
             index,
             by_name: Default::default(),
+            by_family: Default::default(),
             by_id: Default::default(),
             imports: Default::default(),
             all_loaded: false,
@@ -213,6 +215,24 @@ impl<'i> Resolver<'i> {
         Ok(found)
     }
 
+    /// The callable definitions named `name` in one language family (cached:
+    /// a popular name is looked up once per family, not once per call site).
+    fn named_in_family(&self, name: &str, fam: &'static str) -> Result<Rc<Vec<SymbolRow>>> {
+        let key = (name.to_string(), fam);
+        if let Some(hit) = self.by_family.borrow().get(&key) {
+            return Ok(hit.clone());
+        }
+        let found: Rc<Vec<SymbolRow>> = Rc::new(
+            self.named(name)?
+                .iter()
+                .filter(|c| family(&c.path) == fam)
+                .cloned()
+                .collect(),
+        );
+        self.by_family.borrow_mut().insert(key, found.clone());
+        Ok(found)
+    }
+
     pub fn symbol(&self, id: i64) -> Result<Option<SymbolRow>> {
         if let Some(hit) = self.by_id.borrow().get(&id) {
             return Ok(hit.clone());
@@ -253,13 +273,7 @@ impl<'i> Resolver<'i> {
     /// What the call at `call` binds to.
     pub fn resolve(&self, call: &CallRow) -> Result<Binding> {
         // A call binds within its language family: a Python call never lands in Rust.
-        let fam = family(&call.path);
-        let cands: Vec<SymbolRow> = self
-            .named(&call.callee)?
-            .iter()
-            .filter(|c| family(&c.path) == fam)
-            .cloned()
-            .collect();
+        let cands = self.named_in_family(&call.callee, family(&call.path))?;
         if cands.is_empty() {
             return Ok(Binding::Unknown);
         }
