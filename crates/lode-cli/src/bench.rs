@@ -97,6 +97,12 @@ struct BenchReport {
     lexical_symbol: Percentiles,
     lexical_sentence: Percentiles,
     grep: Percentiles,
+    /// `callers` of the same symbols: first with a fresh resolver, then again (warm caches).
+    callers_first: Percentiles,
+    callers_warm: Percentiles,
+    /// Resolving every call site of the index (what `map` does first).
+    graph_build_ms: f64,
+    graph_edges: usize,
     chunk_sizes: ChunkSizes,
 }
 
@@ -128,7 +134,9 @@ pub fn index(common: Common, path: &Path, queries: usize) -> Result<u8> {
             "{}\n{} files, {:.1} MB, {} lines → {} chunks, {} symbols\nindex: {:.2} s ({:.0} files/s, {:.1} MB/s), peak RSS {:.0} MB, index {:.1} MB on disk\n\
              search (identifier): p50 {:.2} ms  p95 {:.2} ms  (n={})\nsearch (sentence):   p50 {:.2} ms  p95 {:.2} ms  (n={})\n\
              lexical (identifier): p50 {:.2} ms  p95 {:.2} ms\nlexical (sentence):   p50 {:.2} ms  p95 {:.2} ms\n\
-             grep:                p50 {:.2} ms  p95 {:.2} ms  (n={})\nchunks: mean {:.0} B, p50 {} B, p90 {} B, p99 {} B, max {} B, mean {:.1} lines, {} over the hard cap",
+             grep:                p50 {:.2} ms  p95 {:.2} ms  (n={})\n\
+             callers (first):     p50 {:.2} ms  p95 {:.2} ms  (n={})\ncallers (warm):      p50 {:.2} ms  p95 {:.2} ms\n\
+             whole call graph:    {:.0} ms, {} edges\nchunks: mean {:.0} B, p50 {} B, p90 {} B, p99 {} B, max {} B, mean {:.1} lines, {} over the hard cap",
             report.root,
             report.files,
             report.bytes as f64 / 1e6,
@@ -153,6 +161,13 @@ pub fn index(common: Common, path: &Path, queries: usize) -> Result<u8> {
             report.grep.p50_ms,
             report.grep.p95_ms,
             report.grep.n,
+            report.callers_first.p50_ms,
+            report.callers_first.p95_ms,
+            report.callers_first.n,
+            report.callers_warm.p50_ms,
+            report.callers_warm.p95_ms,
+            report.graph_build_ms,
+            report.graph_edges,
             c.mean_bytes,
             c.p50_bytes,
             c.p90_bytes,
@@ -228,6 +243,31 @@ fn run(common: &Common, path: &Path, queries: usize, tmp: &Path) -> Result<Bench
         })?);
     }
 
+    // Callers of the functions and methods the identifier queries name (the first definition).
+    let resolver = lode_graph::Resolver::new(&index)?;
+    let mut targets = Vec::new();
+    for n in &names {
+        let callable = |k: &str| matches!(k, "function" | "method");
+        if let Some(s) = index
+            .symbols_named(n)?
+            .into_iter()
+            .find(|s| callable(&s.kind))
+        {
+            targets.push(s);
+        }
+    }
+    let callers_pass = || -> Result<Vec<f64>> {
+        targets
+            .iter()
+            .map(|s| time(&mut || resolver.callers(s).map(|_| ())))
+            .collect()
+    };
+    let callers_first = callers_pass()?;
+    let callers_warm = callers_pass()?;
+    let started = Instant::now();
+    let graph = lode_graph::SymbolGraph::build(&lode_graph::Resolver::preloaded(&index)?)?;
+    let graph_build_ms = started.elapsed().as_secs_f64() * 1000.0;
+
     let mut sizes: Vec<u64> = {
         let mut stmt = conn
             .prepare("SELECT end_byte - start_byte FROM chunks")
@@ -273,6 +313,10 @@ fn run(common: &Common, path: &Path, queries: usize, tmp: &Path) -> Result<Bench
         lexical_symbol: percentiles(lexical_symbol_ms),
         lexical_sentence: percentiles(lexical_sentence_ms),
         grep: percentiles(grep_ms),
+        callers_first: percentiles(callers_first),
+        callers_warm: percentiles(callers_warm),
+        graph_build_ms,
+        graph_edges: graph.edges,
         chunk_sizes,
     })
 }

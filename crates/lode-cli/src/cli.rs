@@ -66,6 +66,34 @@ pub enum Command {
         #[command(flatten)]
         common: Common,
     },
+    /// Search re-ranked by the call graph: hits blended with personalised
+    /// PageRank seeded by them, plus code one call from a hit.
+    Ask {
+        task: String,
+        #[command(flatten)]
+        search: crate::gather::SearchArgs,
+        /// Symbols the graph may add (not among the hits).
+        #[arg(long, default_value_t = 5, value_name = "N")]
+        extra: usize,
+        #[command(flatten)]
+        common: Common,
+    },
+    /// Search, then related code: callers and callees of the top hits, walked
+    /// in rounds and chosen by the decision model of `[gather]` in the user config.
+    Gather {
+        query: String,
+        #[command(flatten)]
+        search: crate::gather::SearchArgs,
+        /// The text that led to this search (an agent's recent turns), `-` for
+        /// stdin; its newest 6,000 characters go to the decision model, never to a log.
+        #[arg(long, value_name = "TRACE")]
+        context_file: Option<PathBuf>,
+        /// Token budget of the related code (default: gather.max_tokens, else 2000).
+        #[arg(long, value_name = "N")]
+        max_tokens: Option<usize>,
+        #[command(flatten)]
+        common: Common,
+    },
     /// Regex search over the indexed files, hits grouped by enclosing symbol.
     Grep {
         regex: String,
@@ -84,9 +112,53 @@ pub enum Command {
         #[command(flatten)]
         common: Common,
     },
-    /// The symbols of a file as a tree, with signatures and line spans.
+    /// The symbols of a file as a tree, with signatures and line spans; of a
+    /// directory, every file's symbols compactly (kind, name, line), capped.
     Outline {
+        /// A file or a directory.
         file: PathBuf,
+        /// For a directory: at most this many symbols in all.
+        #[arg(long, default_value_t = 400)]
+        max_symbols: usize,
+        #[command(flatten)]
+        common: Common,
+    },
+    /// Who calls a symbol (or, with --direction out, what it calls): a tree
+    /// with every call site. Name-only matches are marked `~`.
+    Callers {
+        /// `name`, `Type::name`, `Type.name`, `pkg.Func`, or `path:LINE`.
+        symbol: String,
+        /// `in`: callers; `out`: callees.
+        #[arg(long, value_enum, default_value_t = GraphDirection::In)]
+        direction: GraphDirection,
+        /// Levels of the tree (1-5).
+        #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u8).range(1..=5))]
+        depth: u8,
+        /// Only a symbol defined under this file or directory.
+        #[arg(long, value_name = "PATH")]
+        path: Option<PathBuf>,
+        #[command(flatten)]
+        common: Common,
+    },
+    /// A symbol's full body with line numbers, signature and doc.
+    Show {
+        /// `name`, `Type::name`, `pkg.Func`, or `path:LINE`.
+        symbol: String,
+        /// Only a symbol defined under this file or directory.
+        #[arg(long, value_name = "PATH")]
+        path: Option<PathBuf>,
+        /// Also list its direct callers and callees.
+        #[arg(long)]
+        callgraph: bool,
+        #[command(flatten)]
+        common: Common,
+    },
+    /// An orientation: top directories, entry points, the most central symbols,
+    /// fitted to a token budget.
+    Map {
+        /// Budget in estimated tokens (characters / 4).
+        #[arg(long, default_value_t = 1000)]
+        max_tokens: usize,
         #[command(flatten)]
         common: Common,
     },
@@ -102,6 +174,11 @@ pub enum Command {
         #[command(flatten)]
         common: Common,
     },
+    /// Tool search over a tool catalog file: rank tools for a task, measure retrieval.
+    Tools {
+        #[command(subcommand)]
+        what: crate::tools::ToolsCommand,
+    },
     /// Measure indexing and query speed on a repository (writes only to a temporary cache).
     Bench {
         #[command(subcommand)]
@@ -114,10 +191,45 @@ pub enum Command {
         #[command(flatten)]
         common: Common,
     },
+    /// Serve search, grep and outline to agents over MCP (stdio).
+    // `--root` may be given once per repository to serve (see `mcp::roots`).
+    #[command(mut_arg("root", |a| a.action(clap::ArgAction::Append).help(
+        "A repository to serve (repeatable; the first is where relative paths start; \
+         default: the enclosing git repository, or the current directory)"
+    )))]
+    Mcp {
+        /// Cap on each result, in characters (text and JSON each).
+        #[arg(long, default_value_t = lode_mcp::DEFAULT_MAX_CHARS, value_name = "N")]
+        max_chars: usize,
+        /// At most this many repository indexes stay open (least recently used closed first).
+        #[arg(long, default_value_t = lode_mcp::DEFAULT_MAX_OPEN as u16, value_name = "N",
+              value_parser = clap::value_parser!(u16).range(1..))]
+        max_open: u16,
+        #[command(flatten)]
+        common: Common,
+    },
 }
 
 #[derive(Subcommand, Debug)]
 pub enum BenchCommand {
+    /// The SWE-bench Lite subset: issue text → the files the fix touched, each
+    /// case searched at its base commit (checked out from bare mirrors with git).
+    Swebench {
+        /// Bare mirrors, one per repository: `DIR/<owner>+<name>/repo`.
+        #[arg(long, value_name = "DIR")]
+        mirrors: PathBuf,
+        /// The cases (default: ../shared/eval/swebench-lite/cases.jsonl).
+        #[arg(long, value_name = "FILE")]
+        cases: Option<PathBuf>,
+        /// Only these repositories (`owner/name`, comma-separated).
+        #[arg(long, value_delimiter = ',')]
+        only: Vec<String>,
+        /// At most this many cases.
+        #[arg(long)]
+        limit: Option<usize>,
+        #[command(flatten)]
+        common: Common,
+    },
     /// Full index into a fresh temporary cache, then warm queries: throughput,
     /// peak memory, query p50/p95, chunk size distribution.
     Index {
@@ -143,4 +255,11 @@ pub enum BenchCommand {
         #[command(flatten)]
         common: Common,
     },
+}
+
+/// Which way `lode callers` walks.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GraphDirection {
+    In,
+    Out,
 }

@@ -1,6 +1,7 @@
 //! One function per command.
 
 use std::io::Write;
+use std::path::PathBuf;
 
 use lode_core::{Error, Result};
 use lode_index::{BuildOptions, Filter};
@@ -18,16 +19,26 @@ fn common(cmd: &Command) -> &Common {
     match cmd {
         Command::Index { common, .. }
         | Command::Search { common, .. }
+        | Command::Ask { common, .. }
+        | Command::Gather { common, .. }
         | Command::Grep { common, .. }
         | Command::Outline { common, .. }
+        | Command::Callers { common, .. }
+        | Command::Show { common, .. }
+        | Command::Map { common, .. }
         | Command::Status { common, .. }
+        | Command::Mcp { common, .. }
         | Command::Eval { common, .. }
         | Command::Bench {
             what: crate::cli::BenchCommand::Index { common, .. },
         }
         | Command::Bench {
             what: crate::cli::BenchCommand::Semble { common, .. },
+        }
+        | Command::Bench {
+            what: crate::cli::BenchCommand::Swebench { common, .. },
         } => common,
+        Command::Tools { what } => what.common(),
     }
 }
 
@@ -56,6 +67,25 @@ pub fn run(cmd: Command) -> Result<u8> {
                 },
             )
         }
+        Command::Ask {
+            task,
+            search,
+            extra,
+            common,
+        } => crate::gather::ask(Context::new(common, None, None)?, &task, &search, extra),
+        Command::Gather {
+            query,
+            search,
+            context_file,
+            max_tokens,
+            common,
+        } => crate::gather::gather(
+            Context::new(common, None, None)?,
+            &query,
+            &search,
+            context_file.as_deref(),
+            max_tokens,
+        ),
         Command::Grep {
             regex,
             path,
@@ -76,11 +106,47 @@ pub fn run(cmd: Command) -> Result<u8> {
                 },
             )
         }
-        Command::Outline { file, common } => {
+        Command::Outline {
+            file,
+            max_symbols,
+            common,
+        } => {
             let ctx = Context::new(common, None, Some(&file))?;
-            outline(ctx, &file)
+            outline(ctx, &file, max_symbols)
+        }
+        Command::Callers {
+            symbol,
+            direction,
+            depth,
+            path,
+            common,
+        } => crate::graph::callers(
+            Context::new(common, None, None)?,
+            &symbol,
+            direction,
+            depth as usize,
+            path.as_deref(),
+        ),
+        Command::Show {
+            symbol,
+            path,
+            callgraph,
+            common,
+        } => crate::graph::show(
+            Context::new(common, None, None)?,
+            &symbol,
+            path.as_deref(),
+            callgraph,
+        ),
+        Command::Map { max_tokens, common } => {
+            crate::graph::map(Context::new(common, None, None)?, max_tokens)
         }
         Command::Status { path, common } => status(Context::new(common, path.as_deref(), None)?),
+        Command::Mcp {
+            max_chars,
+            max_open,
+            common,
+        } => crate::mcp::run(common, max_chars, max_open),
         Command::Bench {
             what:
                 crate::cli::BenchCommand::Index {
@@ -98,6 +164,20 @@ pub fn run(cmd: Command) -> Result<u8> {
                     common,
                 },
         } => crate::eval::semble(common, &repos, data.as_deref(), &only),
+        Command::Bench {
+            what:
+                crate::cli::BenchCommand::Swebench {
+                    mirrors,
+                    cases,
+                    only,
+                    limit,
+                    common,
+                },
+        } => {
+            let cases =
+                cases.unwrap_or_else(|| PathBuf::from("../shared/eval/swebench-lite/cases.jsonl"));
+            crate::swebench::swebench(common, &mirrors, &cases, &only, limit)
+        }
         Command::Eval {
             cases,
             top_k,
@@ -107,10 +187,15 @@ pub fn run(cmd: Command) -> Result<u8> {
             let ctx = Context::new(common, None, None)?;
             crate::eval::eval(ctx, &cases, top_k, misses)
         }
+        Command::Tools { what } => crate::tools::run(what),
     }
 }
 
-fn filter(ctx: &Context, path: Option<&std::path::Path>, langs: &[String]) -> Result<Filter> {
+pub(crate) fn filter(
+    ctx: &Context,
+    path: Option<&std::path::Path>,
+    langs: &[String],
+) -> Result<Filter> {
     let path_prefix = match path {
         Some(p) => {
             let rel = ctx.relative_to_root(p)?;
@@ -121,22 +206,7 @@ fn filter(ctx: &Context, path: Option<&std::path::Path>, langs: &[String]) -> Re
         }
         None => None,
     };
-    let mut languages = Vec::new();
-    for l in langs {
-        let lang = lode_core::Language::from_name(l).ok_or_else(|| {
-            Error::BadQuery(format!(
-                "unknown language {l:?} (try python, rust, typescript, go, …)"
-            ))
-        })?;
-        languages.push(lang.as_str().to_string());
-        if lang == lode_core::Language::TypeScript {
-            languages.push("tsx".into());
-        }
-    }
-    Ok(Filter {
-        path_prefix,
-        languages,
-    })
+    lode_search::filter(path_prefix, langs)
 }
 
 fn print(text: &str) {
@@ -145,7 +215,12 @@ fn print(text: &str) {
     let _ = out.flush();
 }
 
-fn emit<T: Serialize>(ctx: &Context, command: &str, body: &T, text: impl FnOnce() -> String) {
+pub(crate) fn emit<T: Serialize>(
+    ctx: &Context,
+    command: &str,
+    body: &T,
+    text: impl FnOnce() -> String,
+) {
     if ctx.common.json {
         print(&format!(
             "{}\n",
@@ -217,11 +292,17 @@ fn grep(ctx: Context, regex: &str, opts: GrepOptions) -> Result<u8> {
     Ok(if results.groups.is_empty() { 1 } else { 0 })
 }
 
-fn outline(ctx: Context, file: &std::path::Path) -> Result<u8> {
+fn outline(ctx: Context, file: &std::path::Path, max_symbols: usize) -> Result<u8> {
     let rel = ctx.relative_to_root(file)?;
     let abs = ctx.location.root.join(&rel);
     if !abs.exists() {
         return Err(Error::NoSuchPath(file.to_path_buf()));
+    }
+    if abs.is_dir() {
+        let index = ctx.open_fresh()?;
+        let o = lode_search::outline_dir(&index, &rel, max_symbols)?;
+        emit(&ctx, "outline", &o, || render::dir_outline_text(&o));
+        return Ok(0);
     }
     if !abs.is_file() {
         return Err(Error::NotAFile(file.to_path_buf()));

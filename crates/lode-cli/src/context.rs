@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use lode_core::{Config, Error, Result};
-use lode_index::{Freshness, Index, IndexLocation, RefreshOptions};
+use lode_index::{Index, IndexLocation, RefreshOptions};
 
 use crate::cli::Common;
 
@@ -28,14 +28,9 @@ impl Context {
             Some(r) => r.to_path_buf(),
             None => discover_root(near)?,
         };
-        let mut config = Config::load(&user_config_path(&common))?;
+        let user = Config::load(&user_config_path(&common))?;
         let location = IndexLocation::resolve(&root, common.cache_dir.as_deref())?;
-        let project = location.root.join(".lode.toml");
-        let warnings = if project.is_file() {
-            config.narrow_with(Config::load(&project)?)
-        } else {
-            Vec::new()
-        };
+        let (config, warnings) = user.for_root(&location.root)?;
         let ctx = Context {
             common,
             config,
@@ -45,16 +40,8 @@ impl Context {
         for w in warnings {
             ctx.note(&w);
         }
-        if let Some(dir) = ctx
-            .common
-            .model
-            .as_ref()
-            .or(ctx.config.embed.model.as_ref())
-        {
-            // A model that cannot be used is not fatal: the built-in one answers.
-            if let Err(e) = lode_index::vectors::use_model_dir(dir) {
-                ctx.note(&format!("model not used ({e}); using the built-in model"));
-            }
+        if let Some(note) = select_model(&ctx.common, &ctx.config) {
+            ctx.note(&note);
         }
         Ok(ctx)
     }
@@ -85,17 +72,8 @@ impl Context {
         };
         let (index, freshness) = lode_index::refresh(&self.location, &opts)?;
         bar.finish();
-        match freshness {
-            Freshness::Refreshed(r) if r.rebuilt.as_deref() == Some("first build") => {
-                self.note(&format!(
-                    "indexed {} files ({} chunks) in {:.0} ms",
-                    r.files, r.chunks, r.elapsed_ms
-                ))
-            }
-            Freshness::Stale { changed, reason } => {
-                self.note(&format!("{changed} files changed; {reason}"))
-            }
-            _ => {}
+        if let Some(note) = freshness.note() {
+            self.note(&note);
         }
         Ok(index)
     }
@@ -166,7 +144,16 @@ fn progress_bar() -> Option<ProgressBar> {
     Some(bar)
 }
 
-fn user_config_path(common: &Common) -> PathBuf {
+/// Chooses the embedding model (`--model`, else `embed.model` of the config).
+/// A model that cannot be used is not fatal: the built-in one answers, and the
+/// returned note says so.
+pub fn select_model(common: &Common, config: &Config) -> Option<String> {
+    let dir = common.model.as_ref().or(config.embed.model.as_ref())?;
+    let e = lode_index::vectors::use_model_dir(dir).err()?;
+    Some(format!("model not used ({e}); using the built-in model"))
+}
+
+pub fn user_config_path(common: &Common) -> PathBuf {
     if let Some(p) = &common.config {
         return p.clone();
     }
@@ -179,7 +166,7 @@ fn user_config_path(common: &Common) -> PathBuf {
 }
 
 /// The enclosing git repository of `near` (or of the current directory), else that directory.
-fn discover_root(near: Option<&Path>) -> Result<PathBuf> {
+pub fn discover_root(near: Option<&Path>) -> Result<PathBuf> {
     let cwd = std::env::current_dir().map_err(|e| Error::io(".", e))?;
     let start = near
         .map(|p| {

@@ -10,6 +10,11 @@ mod cli;
 mod commands;
 mod context;
 mod eval;
+mod gather;
+mod graph;
+mod mcp;
+mod swebench;
+mod tools;
 
 use std::io::Write;
 use std::process::ExitCode;

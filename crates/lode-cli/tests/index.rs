@@ -2,7 +2,6 @@
 
 mod common;
 
-use std::io::Write;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
@@ -171,27 +170,11 @@ fn an_unwritable_cache_is_one_clear_line() {
     assert_eq!(err.lines().count(), 1);
 }
 
-/// Holds the writer lock the way another lode process would.
-fn hold_lock(repo: &Repo) -> std::fs::File {
-    let dir = repo.index_dir();
-    let mut f = std::fs::OpenOptions::new()
-        .read(true)
-        .write(true)
-        .create(true)
-        .truncate(false)
-        .open(dir.join("lock"))
-        .unwrap();
-    f.lock().unwrap();
-    f.set_len(0).unwrap();
-    f.write_all(b"4242").unwrap();
-    f
-}
-
 #[test]
 fn a_second_writer_waits_for_the_first() {
     let repo = Repo::fixture("shop");
     repo.ok(&["index"]);
-    let lock = hold_lock(&repo);
+    let lock = repo.hold_lock();
     repo.write("src/shop/waited.py", "def waited_for(): pass\n");
     let mut child = repo
         .command(&["index"])

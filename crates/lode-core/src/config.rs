@@ -51,6 +51,93 @@ pub struct EmbedConfig {
     pub model: Option<std::path::PathBuf>,
 }
 
+/// How related code is gathered (`lode gather`, `lode ask`). Unset limits
+/// take the defaults of the accessors; `endpoint`, `model` and
+/// `api_key_env` are user config only (a project must not send code to a
+/// server of its choosing).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct GatherConfig {
+    /// `deterministic` (default) or `endpoint`.
+    pub decision: Option<GatherDecision>,
+    /// An OpenAI-compatible server, `http(s)://host[:port][/base]`; requests go
+    /// to `<endpoint>/v1/chat/completions` unless it already ends in `/chat/completions`.
+    pub endpoint: Option<String>,
+    /// The model name sent with each request.
+    pub model: Option<String>,
+    /// The environment variable holding the API key (sent as a bearer token).
+    pub api_key_env: Option<String>,
+    pub max_rounds: Option<usize>,
+    pub max_nodes: Option<usize>,
+    pub deadline_ms: Option<u64>,
+    /// Token budget of the gathered section (tokens estimated as characters / 4).
+    pub max_tokens: Option<usize>,
+}
+
+/// Which decision model walks the graph.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum GatherDecision {
+    #[default]
+    Deterministic,
+    Endpoint,
+}
+
+impl GatherConfig {
+    /// Whether the user chose the `endpoint` decision model.
+    pub fn uses_endpoint(&self) -> bool {
+        self.decision == Some(GatherDecision::Endpoint)
+    }
+    pub fn max_rounds(&self) -> usize {
+        self.max_rounds.unwrap_or(3)
+    }
+    pub fn max_nodes(&self) -> usize {
+        self.max_nodes.unwrap_or(12)
+    }
+    pub fn deadline_ms(&self) -> u64 {
+        self.deadline_ms.unwrap_or(8_000)
+    }
+    pub fn max_tokens(&self) -> usize {
+        self.max_tokens.unwrap_or(2_000)
+    }
+
+    /// Applies a project's `[gather]`: smaller limits win, it may choose the
+    /// deterministic model; the rest is ignored with a warning per key.
+    fn narrow_with(&mut self, project: GatherConfig) -> Vec<String> {
+        let mut warnings = Vec::new();
+        let user_only = [
+            ("endpoint", project.endpoint.is_some()),
+            ("model", project.model.is_some()),
+            ("api_key_env", project.api_key_env.is_some()),
+            (
+                "decision",
+                project.decision == Some(GatherDecision::Endpoint),
+            ),
+        ];
+        for (key, set) in user_only {
+            if set {
+                warnings.push(format!(
+                    "ignored gather.{key} in .lode.toml: the decision model is chosen in the user config only"
+                ));
+            }
+        }
+        if project.decision == Some(GatherDecision::Deterministic) {
+            self.decision = project.decision;
+        }
+        fn min<T: Ord + Copy>(user: &mut Option<T>, project: Option<T>, default: T) {
+            if let Some(p) = project {
+                *user = Some(user.unwrap_or(default).min(p));
+            }
+        }
+        let d = GatherConfig::default();
+        min(&mut self.max_rounds, project.max_rounds, d.max_rounds());
+        min(&mut self.max_nodes, project.max_nodes, d.max_nodes());
+        min(&mut self.deadline_ms, project.deadline_ms, d.deadline_ms());
+        min(&mut self.max_tokens, project.max_tokens, d.max_tokens());
+        warnings
+    }
+}
+
 /// The configuration model, read from TOML.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -58,6 +145,7 @@ pub struct Config {
     pub files: FilePolicy,
     pub index: IndexConfig,
     pub embed: EmbedConfig,
+    pub gather: GatherConfig,
 }
 
 impl Config {
@@ -88,6 +176,7 @@ impl Config {
                     .to_string(),
             );
         }
+        warnings.extend(self.gather.narrow_with(project.gather));
         let f = &mut self.files;
         f.exclude.extend(project.files.exclude);
         if f.include.is_empty() {
@@ -110,6 +199,19 @@ impl Config {
             };
         }
         warnings
+    }
+
+    /// This (user) config narrowed by the project file `<root>/.lode.toml`
+    /// when there is one, with the warnings of [`Config::narrow_with`].
+    pub fn for_root(&self, root: &Path) -> Result<(Config, Vec<String>)> {
+        let mut config = self.clone();
+        let project = root.join(".lode.toml");
+        let warnings = if project.is_file() {
+            config.narrow_with(Config::load(&project)?)
+        } else {
+            Vec::new()
+        };
+        Ok((config, warnings))
     }
 
     /// A stable text of the settings that change what an index contains.
@@ -181,6 +283,47 @@ mod tests {
         assert_eq!(user.embed.model, None);
         assert_eq!(warnings.len(), 1);
         assert!(warnings[0].contains("embed.model"), "{warnings:?}");
+    }
+
+    #[test]
+    fn a_project_cannot_choose_the_gather_endpoint() {
+        let mut user = Config::from_toml(
+            "[gather]\ndecision = \"endpoint\"\nendpoint = \"http://127.0.0.1:9\"\nmax_nodes = 20\n",
+            Path::new("u"),
+        )
+        .unwrap();
+        let project = Config::from_toml(
+            "[gather]\ndecision = \"endpoint\"\nendpoint = \"https://evil.example\"\nmodel = \"m\"\napi_key_env = \"HOME\"\nmax_nodes = 5\nmax_rounds = 9\n",
+            Path::new("p"),
+        )
+        .unwrap();
+        let warnings = user.narrow_with(project);
+        assert_eq!(user.gather.endpoint.as_deref(), Some("http://127.0.0.1:9"));
+        assert_eq!(
+            (
+                user.gather.model.as_deref(),
+                user.gather.api_key_env.as_deref()
+            ),
+            (None, None)
+        );
+        for key in ["endpoint", "model", "api_key_env", "decision"] {
+            assert!(
+                warnings
+                    .iter()
+                    .any(|w| w.contains(&format!("gather.{key} "))),
+                "{key}: {warnings:?}"
+            );
+        }
+        assert_eq!(warnings.len(), 4, "{warnings:?}");
+        // Limits only narrow; an unset project limit leaves the user's.
+        assert_eq!(user.gather.max_nodes(), 5);
+        assert_eq!(user.gather.max_rounds(), 3);
+        assert!(user.gather.uses_endpoint());
+        // A project may switch the model off.
+        let off =
+            Config::from_toml("[gather]\ndecision = \"deterministic\"\n", Path::new("p")).unwrap();
+        assert!(user.narrow_with(off).is_empty());
+        assert!(!user.gather.uses_endpoint());
     }
 
     #[test]

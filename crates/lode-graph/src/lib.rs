@@ -48,7 +48,7 @@ mod show;
 
 pub use calls::{CallNode, CallTree, Direction, Edge, MAX_DEPTH, MAX_NODES, SiteRef};
 pub use find::{candidates, find_symbol, location};
-pub use map::{DirSummary, EntryPoint, MapOptions, RepoMap, map};
+pub use map::{DirSummary, EntryPoint, MapOptions, RepoMap, estimate_tokens, map};
 pub use rank::SymbolGraph;
 pub use resolve::{Binding, Resolution, Resolver};
 pub use show::{MAX_BODY_LINES, Neighbour, Shown};

@@ -147,12 +147,15 @@ fn module_separator(lang: &str) -> &'static str {
     }
 }
 
+/// Definitions sharing a name, shared between cache and callers.
+type Candidates = Rc<Vec<SymbolRow>>;
+
 /// Resolves call sites of one open index; caches what it reads.
 pub struct Resolver<'i> {
     index: &'i Index,
     modules: Modules,
-    by_name: RefCell<HashMap<String, Rc<Vec<SymbolRow>>>>,
-    by_family: RefCell<HashMap<(String, &'static str), Rc<Vec<SymbolRow>>>>,
+    by_name: RefCell<HashMap<String, Candidates>>,
+    by_family: RefCell<HashMap<(String, &'static str), Candidates>>,
     by_id: RefCell<HashMap<i64, Option<SymbolRow>>>,
     imports: RefCell<HashMap<String, Rc<Vec<ImportRow>>>>,
     all_loaded: bool,

@@ -51,5 +51,5 @@ pub use location::{IndexLocation, WriterLock};
 pub use reader::{ChunkRow, FileRow, Filter, Index, IndexStats, LanguageCount, SymbolRow};
 pub use refresh::{Freshness, IndexState, RefreshOptions, refresh, state};
 pub use relations::{CallRow, ImportRow};
-pub use store::{SCHEMA_VERSION, Store};
+pub use store::{ManifestEntry, SCHEMA_VERSION, Store};
 pub use walk::{SkipReason, WalkReport, WalkedFile, content_reason, walk};

@@ -20,6 +20,26 @@ pub enum Freshness {
     Stale { changed: usize, reason: String },
 }
 
+impl Freshness {
+    /// The one-line note a query shows for this refresh, if any: the first
+    /// build, or an answer from a stale index. (Shared by the CLI and the MCP
+    /// server so both say the same thing.)
+    pub fn note(&self) -> Option<String> {
+        match self {
+            Freshness::Refreshed(r) if r.rebuilt.as_deref() == Some("first build") => {
+                Some(format!(
+                    "indexed {} files ({} chunks) in {:.0} ms",
+                    r.files, r.chunks, r.elapsed_ms
+                ))
+            }
+            Freshness::Stale { changed, reason } => {
+                Some(format!("{changed} files changed; {reason}"))
+            }
+            _ => None,
+        }
+    }
+}
+
 /// What a refresh may do.
 pub struct RefreshOptions<'a> {
     pub config: &'a Config,

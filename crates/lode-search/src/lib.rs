@@ -7,8 +7,10 @@
 //!   top). Returns [`SearchResults`].
 //! - [`grep()`] runs a regex over the indexed files and groups the matching
 //!   lines under their enclosing symbol: [`GrepResults`].
-//! - [`outline()`] returns a file's symbols as a tree: [`Outline`].
+//! - [`outline()`] returns a file's symbols as a tree: [`Outline`];
+//!   [`outline_dir()`] a directory's files, compactly and capped: [`DirOutline`].
 //! - [`render`] turns each answer into compact text or versioned JSON.
+//! - [`filter()`] builds the path and language restriction from user words.
 //!
 //! Every hit carries `path:start-end` with the path relative to the root.
 //!
@@ -25,14 +27,18 @@
 //! # Ok::<(), lode_core::Error>(())
 //! ```
 
+mod filter;
 mod grep;
 mod outline;
 pub mod render;
 mod search;
 mod source;
 
+pub use filter::filter;
 pub use grep::{GrepGroup, GrepLine, GrepOptions, GrepResults, grep, validate_regex};
-pub use outline::{Outline, OutlineNode, outline};
+pub use outline::{
+    CompactSymbol, DirOutline, FileOutline, Outline, OutlineNode, outline, outline_dir,
+};
 pub use search::{SearchHit, SearchOptions, SearchResults, search};
 
 /// Version of the JSON output schema (`docs/json.md`).

@@ -64,3 +64,81 @@ fn tree(rows: &[SymbolRow]) -> Vec<OutlineNode> {
     }
     children(rows, None)
 }
+
+/// One symbol of a directory outline: kind, name, first line, nesting depth.
+#[derive(Clone, Debug, Serialize)]
+pub struct CompactSymbol {
+    pub kind: String,
+    pub name: String,
+    pub line: u32,
+    pub depth: u32,
+}
+
+/// One file of a directory outline.
+#[derive(Clone, Debug, Serialize)]
+pub struct FileOutline {
+    pub path: String,
+    pub language: String,
+    pub symbols: Vec<CompactSymbol>,
+}
+
+/// The outline of every indexed file under a directory, capped.
+#[derive(Clone, Debug, Serialize)]
+pub struct DirOutline {
+    pub path: String,
+    pub files: Vec<FileOutline>,
+    /// Files and symbols left out at the cap.
+    pub omitted_files: usize,
+    pub omitted_symbols: usize,
+}
+
+/// The outline of every indexed file under `dir` (relative to the root; `""`
+/// for all), at most `max_symbols` symbols in all, files in path order.
+pub fn outline_dir(index: &Index, dir: &str, max_symbols: usize) -> Result<DirOutline> {
+    let filter = lode_index::Filter {
+        path_prefix: (!dir.is_empty()).then(|| dir.to_string()),
+        languages: Vec::new(),
+    };
+    let mut out = DirOutline {
+        path: dir.to_string(),
+        files: Vec::new(),
+        omitted_files: 0,
+        omitted_symbols: 0,
+    };
+    let mut room = max_symbols;
+    for path in index.indexed_paths(&filter)? {
+        let rows = index.file_symbols(&path)?;
+        if room == 0 {
+            out.omitted_files += 1;
+            out.omitted_symbols += rows.len();
+            continue;
+        }
+        let mut depth_of = std::collections::HashMap::new();
+        let mut symbols = Vec::new();
+        for r in &rows {
+            let depth = r
+                .parent
+                .and_then(|p| depth_of.get(&p).copied())
+                .map_or(0, |d: u32| d + 1);
+            depth_of.insert(r.id, depth);
+            if room == 0 {
+                out.omitted_symbols += 1;
+                continue;
+            }
+            room -= 1;
+            symbols.push(CompactSymbol {
+                kind: r.kind.clone(),
+                name: r.name.clone(),
+                line: r.start_line,
+                depth,
+            });
+        }
+        let language = index.file(&path)?.map(|f| f.lang).unwrap_or_default();
+        out.files.push(FileOutline {
+            path,
+            language,
+            symbols,
+        });
+    }
+    Ok(out)
+}

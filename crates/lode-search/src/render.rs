@@ -8,7 +8,7 @@ use std::fmt::Write;
 
 use serde::Serialize;
 
-use crate::{GrepResults, Outline, OutlineNode, SearchResults};
+use crate::{DirOutline, GrepResults, Outline, OutlineNode, SearchResults};
 
 /// `method Config.load` from a kind, a name and a container like `class Config`.
 pub fn symbol_label(kind: &str, name: &str, container: Option<&str>) -> String {
@@ -113,4 +113,33 @@ pub fn json<T: Serialize>(command: &str, body: &T, notes: Vec<String>) -> String
         body,
     };
     serde_json::to_string(&env).unwrap_or_else(|e| format!("{{\"error\":\"{e}\"}}"))
+}
+
+/// A directory outline: each file, then its symbols as `kind name Lline`, indented by nesting.
+pub fn dir_outline_text(o: &DirOutline) -> String {
+    let mut out = String::new();
+    for f in &o.files {
+        let _ = writeln!(out, "{}", f.path);
+        for s in &f.symbols {
+            let _ = writeln!(
+                out,
+                "{}{} {} L{}",
+                "  ".repeat(s.depth as usize + 1),
+                s.kind,
+                s.name,
+                s.line
+            );
+        }
+    }
+    if o.files.is_empty() {
+        let _ = writeln!(out, "(no indexed files under {})", o.path);
+    }
+    if o.omitted_symbols > 0 {
+        let _ = writeln!(
+            out,
+            "…[{} more symbols in {} more files — outline a subdirectory]",
+            o.omitted_symbols, o.omitted_files
+        );
+    }
+    out
 }

@@ -120,6 +120,22 @@ impl Repo {
     }
 
     /// The index directory inside the cache (there is one per repository).
+    /// Holds the writer lock the way another lode process (pid 4242) would.
+    pub fn hold_lock(&self) -> std::fs::File {
+        use std::io::Write;
+        let mut f = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(self.index_dir().join("lock"))
+            .unwrap();
+        f.lock().unwrap();
+        f.set_len(0).unwrap();
+        f.write_all(b"4242").unwrap();
+        f
+    }
+
     pub fn index_dir(&self) -> PathBuf {
         std::fs::read_dir(self.cache.path())
             .unwrap()

@@ -1,0 +1,131 @@
+//! `lode ask` and `lode gather`: search results extended through the call
+//! graph (the work is `lode_gather`'s; this is arguments and output).
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use clap::Args;
+use lode_core::{Error, Result};
+use lode_gather::{AskOptions, GatherInput, Gathered, Gatherer, GraphCache, GraphState};
+use lode_search::{SearchOptions, SearchResults, render};
+use serde::Serialize;
+
+use crate::commands::{emit, filter};
+use crate::context::Context;
+
+/// The search options `ask` and `gather` share with `search`.
+#[derive(Args, Debug, Clone)]
+pub struct SearchArgs {
+    /// Only results under this directory or file.
+    #[arg(long, value_name = "DIR")]
+    pub path: Option<PathBuf>,
+    /// Number of search results.
+    #[arg(long, short = 'k', default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..=200))]
+    pub top_k: u32,
+    /// Only this language (repeatable): python, rust, typescript, …
+    #[arg(long, value_name = "LANG")]
+    pub lang: Vec<String>,
+    /// Lexical ranking only (BM25F and the rerank, no embeddings).
+    #[arg(long)]
+    pub lexical: bool,
+}
+
+/// Runs the search both commands start from.
+fn search(
+    ctx: &Context,
+    query: &str,
+    args: &SearchArgs,
+) -> Result<(lode_index::Index, SearchResults)> {
+    if query.trim().is_empty() {
+        return Err(Error::BadQuery("empty query".into()));
+    }
+    let opts = SearchOptions {
+        top_k: args.top_k as usize,
+        filter: filter(ctx, args.path.as_deref(), &args.lang)?,
+        semantic: !args.lexical,
+        ..SearchOptions::default()
+    };
+    let index = ctx.open_fresh()?;
+    let results = lode_search::search(&index, query, &opts)?;
+    Ok((index, results))
+}
+
+pub fn ask(ctx: Context, task: &str, args: &SearchArgs, extra: usize) -> Result<u8> {
+    let (index, results) = search(&ctx, task, args)?;
+    let opts = AskOptions {
+        extra,
+        ..AskOptions::default()
+    };
+    // The CLI refreshed the index just now: its graph is ready.
+    let answer = lode_gather::ask(
+        &index,
+        &results,
+        &opts,
+        &GraphCache::new(),
+        &GraphState::Ready,
+    );
+    emit(&ctx, "ask", &answer, || {
+        lode_gather::render::ask_text(&answer)
+    });
+    Ok(if answer.hits.is_empty() { 1 } else { 0 })
+}
+
+/// `gather`'s JSON: the search's fields, unchanged, and the gathered section.
+#[derive(Serialize)]
+struct GatherAnswer<'a> {
+    #[serde(flatten)]
+    results: &'a SearchResults,
+    gather: &'a Gathered,
+}
+
+pub fn gather(
+    ctx: Context,
+    query: &str,
+    args: &SearchArgs,
+    context_file: Option<&Path>,
+    max_tokens: Option<usize>,
+) -> Result<u8> {
+    let trace = context_file.map(read_trace).transpose()?;
+    let (index, results) = search(&ctx, query, args)?;
+    let (gatherer, note) = Gatherer::from_config(&ctx.config);
+    if let Some(note) = note {
+        ctx.note(&note);
+    }
+    // The graph is resolved on demand from the state the search answered
+    // from, which `open_fresh` just brought up to date (or, while another
+    // process writes, the last complete one): it is ready.
+    let input = GatherInput {
+        query,
+        trace: trace.as_deref(),
+        max_tokens,
+        graph: GraphState::Ready,
+    };
+    let gathered = gatherer.gather(&index, &results, &input);
+    let answer = GatherAnswer {
+        results: &results,
+        gather: &gathered,
+    };
+    emit(&ctx, "gather", &answer, || {
+        let mut text = render::search_text(&results);
+        text.push('\n');
+        text.push_str(&lode_gather::render::gathered_text(&gathered));
+        text
+    });
+    Ok(if results.hits.is_empty() { 1 } else { 0 })
+}
+
+/// The trace file (`-`: stdin), read lossily: only its tail is used.
+fn read_trace(path: &Path) -> Result<String> {
+    let mut bytes = Vec::new();
+    if path == Path::new("-") {
+        std::io::stdin()
+            .read_to_end(&mut bytes)
+            .map_err(|e| Error::io("<stdin>", e))?;
+    } else {
+        bytes = std::fs::read(path).map_err(|e| match e.kind() {
+            std::io::ErrorKind::NotFound => Error::NoSuchPath(path.to_path_buf()),
+            _ => Error::io(path, e),
+        })?;
+    }
+    Ok(String::from_utf8_lossy(&bytes).into_owned())
+}

@@ -1,0 +1,46 @@
+//! `lode mcp`: the MCP server (crate `lode-mcp`) on stdin/stdout.
+//!
+//! Stdout carries the protocol only; notes go to stderr, which MCP clients
+//! keep as the server's log.
+
+use std::path::PathBuf;
+
+use clap::CommandFactory;
+use lode_core::{Config, Error, Result};
+
+use crate::cli::Common;
+use crate::context;
+
+pub fn run(common: Common, max_chars: usize, max_open: u16) -> Result<u8> {
+    let mut roots = roots();
+    if roots.is_empty() {
+        roots.push(context::discover_root(None)?);
+    }
+    let config = Config::load(&context::user_config_path(&common))?;
+    if let Some(note) = context::select_model(&common, &config) {
+        eprintln!("lode: {note}");
+    }
+    let server = lode_mcp::Server::new(lode_mcp::Options {
+        roots,
+        config,
+        cache_dir: common.cache_dir,
+        no_refresh: common.no_refresh,
+        max_open: max_open.into(),
+        max_chars,
+    })?;
+    lode_mcp::serve_stdio(server).map_err(|e| Error::io("stdin/stdout", e))?;
+    Ok(0)
+}
+
+/// Every `--root` of `lode mcp`, in order. The derived `Common` keeps one
+/// value per flag, so the command line is read again for all of them.
+fn roots() -> Vec<PathBuf> {
+    let matches = crate::cli::Cli::command().try_get_matches_from(std::env::args_os());
+    matches
+        .ok()
+        .as_ref()
+        .and_then(|m| m.subcommand_matches("mcp"))
+        .and_then(|m| m.get_many::<PathBuf>("root"))
+        .map(|roots| roots.cloned().collect())
+        .unwrap_or_default()
+}

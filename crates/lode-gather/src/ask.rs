@@ -1,0 +1,258 @@
+//! `ask`: search results re-ranked and extended by personalised PageRank
+//! over the call graph, seeded by the hits, so that code one call away
+//! from a hit can surface.
+
+use std::collections::HashMap;
+use std::time::Instant;
+
+use lode_graph::Resolver;
+use lode_index::{Index, SymbolRow};
+use lode_search::{SearchHit, SearchResults};
+use serde::Serialize;
+
+use crate::graph::{GraphCache, Relation, StateKey, enclosing_symbol};
+use crate::text::{clip, read_lines};
+use crate::walk::GraphState;
+
+/// lode-graph's PageRank damping (private there): the share of a seed's
+/// rank that is its own teleport, not received through edges, is `1 − DAMPING`.
+const DAMPING: f64 = 0.85;
+
+/// How `ask` blends.
+#[derive(Clone, Debug)]
+pub struct AskOptions {
+    /// Graph-only symbols added at most.
+    pub extra: usize,
+    /// Weight of the search score in the blend (the rest is PageRank).
+    pub search_weight: f64,
+    /// Hits whose neighbours may be added (the best ones).
+    pub expand_hits: usize,
+    /// Lines of each added symbol shown as its snippet.
+    pub snippet_lines: usize,
+}
+
+impl Default for AskOptions {
+    fn default() -> AskOptions {
+        AskOptions {
+            extra: 5,
+            search_weight: 0.6,
+            expand_hits: 10,
+            snippet_lines: 4,
+        }
+    }
+}
+
+/// One result of `ask`: a search hit, or a symbol the graph added.
+#[derive(Clone, Debug, Serialize)]
+pub struct AskHit {
+    pub path: String,
+    pub start_line: u32,
+    pub end_line: u32,
+    /// The blend: `search_weight × search score / best search score +
+    /// (1 − search_weight) × PageRank / best PageRank`.
+    pub score: f64,
+    /// The search score (`None` for a symbol the graph added).
+    pub search_score: Option<f64>,
+    /// PageRank relative to the best of these results (0–1).
+    pub graph_score: f64,
+    pub symbol: Option<String>,
+    pub kind: String,
+    pub container: Option<String>,
+    pub language: String,
+    pub snippet: String,
+    /// `search` or `graph`.
+    pub source: &'static str,
+    /// For a graph-added symbol, its call edge to a hit: `called by upload_file`.
+    pub edge: Option<String>,
+}
+
+/// What the graph step did.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct AskGraph {
+    pub ran: bool,
+    /// Why the results are the plain search results (graph not ready, an error).
+    pub skipped: Option<String>,
+    pub nodes: usize,
+    pub edges: usize,
+    pub seeds: usize,
+    pub added: usize,
+    pub elapsed_ms: f64,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct AskResults {
+    pub query: String,
+    pub hits: Vec<AskHit>,
+    pub candidates: usize,
+    pub graph: AskGraph,
+}
+
+fn from_hit(h: &SearchHit) -> AskHit {
+    AskHit {
+        path: h.path.clone(),
+        start_line: h.start_line,
+        end_line: h.end_line,
+        score: h.score,
+        search_score: Some(h.score),
+        graph_score: 0.0,
+        symbol: h.symbol.clone(),
+        kind: h.kind.clone(),
+        container: h.container.clone(),
+        language: h.language.clone(),
+        snippet: h.snippet.clone(),
+        source: "search",
+        edge: None,
+    }
+}
+
+/// Re-ranks `results` by PageRank personalised to their symbols and adds up
+/// to [`AskOptions::extra`] neighbours of hits. Never fails: without the
+/// graph the plain results come back, and `graph.skipped` says why.
+pub fn ask(
+    index: &Index,
+    results: &SearchResults,
+    opts: &AskOptions,
+    graphs: &GraphCache,
+    state: &GraphState,
+) -> AskResults {
+    let start = Instant::now();
+    let mut out = AskResults {
+        query: results.query.clone(),
+        hits: results.hits.iter().map(from_hit).collect(),
+        candidates: results.candidates,
+        graph: AskGraph::default(),
+    };
+    if let GraphState::NotReady(why) = state {
+        out.graph.skipped = Some(format!("graph not ready: {why}"));
+    } else if !results.hits.is_empty() {
+        out.graph.ran = true;
+        if let Err(e) = rerank(index, results, opts, graphs, &mut out) {
+            out.hits = results.hits.iter().map(from_hit).collect();
+            out.graph.ran = false;
+            out.graph.skipped = Some(format!("index error: {e}"));
+        }
+    }
+    out.graph.elapsed_ms = start.elapsed().as_secs_f64() * 1000.0;
+    out
+}
+
+fn rerank(
+    index: &Index,
+    results: &SearchResults,
+    opts: &AskOptions,
+    graphs: &GraphCache,
+    out: &mut AskResults,
+) -> lode_core::Result<()> {
+    let key = StateKey::of(index)?;
+    let graph = graphs.symbol_graph(&key, index)?;
+    out.graph.nodes = graph.ids.len();
+    out.graph.edges = graph.edges;
+
+    // Seeds: each hit's symbol, weighted by rank.
+    let mut hit_syms: Vec<Option<SymbolRow>> = Vec::new();
+    let mut seeds: HashMap<i64, f64> = HashMap::new();
+    for (rank, h) in results.hits.iter().enumerate() {
+        let sym = enclosing_symbol(index, h)?;
+        if let Some(s) = &sym {
+            *seeds.entry(s.id).or_default() += 1.0 / (rank + 1) as f64;
+        }
+        hit_syms.push(sym);
+    }
+    out.graph.seeds = seeds.len();
+    let ppr = graph.pagerank(Some(&seeds));
+    let total: f64 = seeds.values().sum::<f64>().max(f64::MIN_POSITIVE);
+    // What a symbol receives through the graph: its PageRank less its own
+    // teleport share. Without this the seeds' shares (their search ranks
+    // again) dominate, and a neighbour could never outrank a hit.
+    let rank_of = |id: i64| {
+        let own = seeds.get(&id).map_or(0.0, |w| (1.0 - DAMPING) * w / total);
+        ppr.get(&id).map_or(0.0, |p| (p - own).max(0.0))
+    };
+
+    // Candidates: neighbours of the best hits that no hit covers.
+    let resolver = Resolver::new(index)?;
+    let mut added: HashMap<i64, (SymbolRow, String)> = HashMap::new();
+    for sym in hit_syms.iter().take(opts.expand_hits).flatten() {
+        for n in graphs.neighbours(&key, &resolver, sym)?.iter() {
+            if seeds.contains_key(&n.symbol.id) || added.contains_key(&n.symbol.id) {
+                continue;
+            }
+            let verb = match n.relation {
+                Relation::Callee => "called by",
+                Relation::Caller => "calls",
+            };
+            added.insert(
+                n.symbol.id,
+                (n.symbol.clone(), format!("{verb} {}", sym.name)),
+            );
+        }
+    }
+    let mut extra: Vec<(f64, SymbolRow, String)> = added
+        .into_values()
+        .map(|(s, edge)| (rank_of(s.id), s, edge))
+        .filter(|(r, _, _)| *r > 0.0)
+        .collect();
+    extra.sort_by(|a, b| {
+        b.0.total_cmp(&a.0)
+            .then_with(|| a.1.path.cmp(&b.1.path))
+            .then(a.1.start_line.cmp(&b.1.start_line))
+    });
+    extra.truncate(opts.extra);
+
+    let best_search = results.hits.iter().map(|h| h.score).fold(0.0, f64::max);
+    let hit_ranks: Vec<f64> = hit_syms
+        .iter()
+        .map(|s| s.as_ref().map_or(0.0, |s| rank_of(s.id)))
+        .collect();
+    let best_rank = hit_ranks
+        .iter()
+        .copied()
+        .chain(extra.iter().map(|e| e.0))
+        .fold(0.0, f64::max);
+    let norm = |x: f64, best: f64| if best > 0.0 { x / best } else { 0.0 };
+    let w = opts.search_weight.clamp(0.0, 1.0);
+    for (hit, r) in out.hits.iter_mut().zip(&hit_ranks) {
+        hit.graph_score = round4(norm(*r, best_rank));
+        hit.score = round4(
+            w * norm(hit.search_score.unwrap_or(0.0), best_search) + (1.0 - w) * hit.graph_score,
+        );
+    }
+    let root = &index.location.root;
+    for (r, s, edge) in extra {
+        let graph_score = round4(norm(r, best_rank));
+        let snippet = read_lines(root, &s.path, s.start_line, s.end_line)
+            .unwrap_or_default()
+            .iter()
+            .take(opts.snippet_lines)
+            .map(|l| clip(l, 200))
+            .collect::<Vec<_>>()
+            .join("\n");
+        out.hits.push(AskHit {
+            path: s.path.clone(),
+            start_line: s.start_line,
+            end_line: s.end_line,
+            score: round4((1.0 - w) * graph_score),
+            search_score: None,
+            graph_score,
+            symbol: Some(s.name.clone()),
+            kind: s.kind.clone(),
+            container: s.container.clone(),
+            language: index.file(&s.path)?.map(|f| f.lang).unwrap_or_default(),
+            snippet,
+            source: "graph",
+            edge: Some(edge),
+        });
+        out.graph.added += 1;
+    }
+    out.hits.sort_by(|a, b| {
+        b.score
+            .total_cmp(&a.score)
+            .then_with(|| a.path.cmp(&b.path))
+            .then(a.start_line.cmp(&b.start_line))
+    });
+    Ok(())
+}
+
+fn round4(x: f64) -> f64 {
+    (x * 10_000.0).round() / 10_000.0
+}

@@ -1,0 +1,176 @@
+//! MCP round-trip latency of `lode mcp` on a repository: a benchmark, not a test.
+//!
+//! ```sh
+//! cargo build --release -p lode-cli
+//! cargo run --release -p lode-mcp --example bench -- target/release/lode /path/to/repo [ROUNDS]
+//! ```
+//!
+//! Spawns the real server with the rmcp client over stdio (its own temporary
+//! cache), makes the first call (which indexes), warms each query once, then
+//! times ROUNDS (default 20) passes over the queries below: `search` round
+//! trips with the stat pass (the default), the same against a second server
+//! with `--no-refresh` (what a file watcher will allow), `grep`, and the same
+//! `search` calls in process (`Server::call`, no protocol) to separate the
+//! protocol's share. Prints p50/p95/mean in milliseconds.
+
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::time::Instant;
+
+use rmcp::ServiceExt;
+use rmcp::model::CallToolRequestParams;
+use rmcp::service::{RoleClient, RunningService};
+use rmcp::transport::TokioChildProcess;
+use serde_json::{Value, json};
+
+/// Identifier and sentence queries, as an agent would send them.
+const QUERIES: &[&str] = &[
+    "spawn_blocking",
+    "JoinHandle",
+    "TcpListener accept",
+    "Runtime block_on",
+    "how are timers scheduled",
+    "bounded channel send waits for capacity",
+    "cooperative scheduling budget",
+    "read into a buffer until EOF",
+    "Semaphore acquire",
+    "shutdown of the runtime",
+];
+
+const PATTERNS: &[&str] = &["fn spawn_blocking", r"impl\s+Drop\s+for", "TODO"];
+
+type Client = RunningService<RoleClient, ()>;
+
+async fn connect(lode: &Path, root: &Path, cache: &Path, extra: &[&str]) -> Client {
+    let mut cmd = tokio::process::Command::new(lode);
+    cmd.arg("mcp")
+        .arg("--root")
+        .arg(root)
+        .arg("--cache-dir")
+        .arg(cache)
+        .args(extra)
+        .stderr(Stdio::null());
+    ().serve(TokioChildProcess::new(cmd).expect("spawn lode mcp"))
+        .await
+        .expect("initialize")
+}
+
+async fn round_trip(client: &Client, tool: &str, args: Value) -> f64 {
+    let params = CallToolRequestParams::new(tool.to_string())
+        .with_arguments(args.as_object().unwrap().clone());
+    let started = Instant::now();
+    let r = client.call_tool(params).await.expect("tool result");
+    let ms = started.elapsed().as_secs_f64() * 1000.0;
+    assert_ne!(r.is_error, Some(true), "{tool} failed: {:?}", r.content);
+    ms
+}
+
+fn report(label: &str, mut ms: Vec<f64>) {
+    ms.sort_by(f64::total_cmp);
+    let at = |q: f64| ms[((ms.len() - 1) as f64 * q).round() as usize];
+    let mean = ms.iter().sum::<f64>() / ms.len() as f64;
+    println!(
+        "{label:<34} p50 {:>6.2} ms  p95 {:>6.2} ms  mean {:>6.2} ms  (n={})",
+        at(0.5),
+        at(0.95),
+        mean,
+        ms.len()
+    );
+}
+
+#[tokio::main(flavor = "current_thread")]
+async fn main() {
+    let mut args = std::env::args().skip(1);
+    let (Some(lode), Some(root)) = (args.next(), args.next()) else {
+        eprintln!("usage: bench LODE_BINARY REPOSITORY [ROUNDS]");
+        std::process::exit(2);
+    };
+    let rounds: usize = args.next().map_or(20, |r| r.parse().expect("ROUNDS"));
+    let (lode, root) = (PathBuf::from(lode), PathBuf::from(root));
+    let cache = tempfile::tempdir().unwrap();
+
+    let client = connect(&lode, &root, cache.path(), &[]).await;
+    let tools = client.list_tools(None).await.unwrap();
+    println!(
+        "tools/list result: {} characters",
+        serde_json::to_string(&tools).unwrap().chars().count()
+    );
+    let first = round_trip(&client, "search", json!({"query": QUERIES[0]})).await;
+    println!("first search (indexes the repository): {first:.0} ms");
+    for q in QUERIES {
+        round_trip(&client, "search", json!({ "query": q })).await;
+    }
+
+    let mut search = Vec::new();
+    for _ in 0..rounds {
+        for q in QUERIES {
+            search.push(round_trip(&client, "search", json!({ "query": q })).await);
+        }
+    }
+    report("search round trip (stat pass)", search);
+
+    let mut grep = Vec::new();
+    for _ in 0..rounds {
+        for p in PATTERNS {
+            grep.push(round_trip(&client, "grep", json!({ "pattern": p })).await);
+        }
+    }
+    report("grep round trip (stat pass)", grep);
+    client.cancel().await.unwrap();
+
+    let quiet = connect(&lode, &root, cache.path(), &["--no-refresh"]).await;
+    for q in QUERIES {
+        round_trip(&quiet, "search", json!({ "query": q })).await;
+    }
+    let mut no_refresh = Vec::new();
+    for _ in 0..rounds {
+        for q in QUERIES {
+            no_refresh.push(round_trip(&quiet, "search", json!({ "query": q })).await);
+        }
+    }
+    report("search round trip (--no-refresh)", no_refresh);
+    quiet.cancel().await.unwrap();
+
+    // In process: the tool without the protocol.
+    let mut options = lode_mcp::Options::new(vec![root.clone()]);
+    options.cache_dir = Some(cache.path().to_path_buf());
+    let server = lode_mcp::Server::new(options).unwrap();
+    let call = |q: &str| {
+        let args = json!({ "query": q }).as_object().unwrap().clone();
+        let started = Instant::now();
+        let r = server.call("search", args).unwrap();
+        assert_ne!(r.is_error, Some(true));
+        started.elapsed().as_secs_f64() * 1000.0
+    };
+    QUERIES.iter().for_each(|q| {
+        call(q);
+    });
+    let mut in_process = Vec::new();
+    for _ in 0..rounds {
+        for q in QUERIES {
+            in_process.push(call(q));
+        }
+    }
+    report("search in process (stat pass)", in_process);
+
+    // The parts of the stat pass that every call pays.
+    let config = lode_core::Config::default();
+    let loc = lode_index::IndexLocation::resolve(&root, Some(cache.path())).unwrap();
+    let (mut open, mut walk, mut diff) = (Vec::new(), Vec::new(), Vec::new());
+    for _ in 0..rounds * 5 {
+        let t = Instant::now();
+        let index = lode_index::Index::open(&loc).unwrap();
+        let _ = index.store().meta("fingerprint").unwrap();
+        open.push(t.elapsed().as_secs_f64() * 1000.0);
+        let t = Instant::now();
+        let walked = lode_index::walk(&loc.root, &config.files).unwrap();
+        walk.push(t.elapsed().as_secs_f64() * 1000.0);
+        let t = Instant::now();
+        let manifest = index.store().manifest().unwrap();
+        assert!(lode_index::stat_diff(&walked, &manifest).is_empty());
+        diff.push(t.elapsed().as_secs_f64() * 1000.0);
+    }
+    report("  stat pass: open index + meta", open);
+    report("  stat pass: walk", walk);
+    report("  stat pass: manifest + diff", diff);
+}

@@ -1,0 +1,93 @@
+//! lode as an MCP server: the `search`, `grep` and `outline` tools over stdio,
+//! for agents (Claude Code, Codex, OpenCode, Cursor, …).
+//!
+//! The principal types and how they fit:
+//!
+//! - [`Repos`] holds the served repositories. A call's `path` argument picks
+//!   one ([`Repos::resolve`]): relative paths are taken from the first root,
+//!   absolute ones must lie inside a root, anything else is refused with
+//!   `lode.bad_path`. Each [`Repo`] keeps its open index behind a mutex,
+//!   opened on first use and checked against the tree on every call (the
+//!   stat pass of [`lode_index::refresh`], run beside the query; a change
+//!   refreshes the index and runs the query again); at most
+//!   [`Options::max_open`] indexes stay open, least recently used closed first.
+//! - [`TOOLS`] lists the tools. A [`ToolDef`] is a name, a description, an
+//!   input schema and a function from [`Call`] to [`Answer`]; adding a tool is
+//!   one module and one line in that list.
+//! - An [`Answer`] is the compact text the CLI prints plus the JSON of
+//!   `--json` (`docs/json.md`) as `structuredContent`, both cut to
+//!   [`Options::max_chars`] with an `…[N more — narrow the query]` tail. A
+//!   failure is a tool result with `isError` and a stable code ([`ToolError`]).
+//! - [`Server`] is the rmcp [`ServerHandler`](rmcp::ServerHandler): it lists
+//!   the tools and runs each call on a blocking thread; [`serve_stdio`] runs
+//!   it until the client goes away.
+//!
+//! Results are data: repository text is quoted (indented under its
+//! `path:start-end` line), and nothing in a result or a description is
+//! addressed to the model beyond what the tool does.
+//!
+//! ```no_run
+//! use lode_mcp::{Options, Server};
+//! let options = Options::new(vec![std::path::PathBuf::from(".")]);
+//! let server = Server::new(options)?;
+//! // In process: one call, as the MCP client would make it.
+//! let args = serde_json::json!({"query": "retry policy"});
+//! let result = server.call("search", args.as_object().unwrap().clone());
+//! # let _ = result;
+//! // Or speak MCP on stdin/stdout until the client disconnects.
+//! lode_mcp::serve_stdio(server)?;
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+mod answer;
+mod args;
+mod error;
+mod open;
+mod repos;
+mod server;
+mod tools;
+
+pub use answer::Answer;
+pub use error::ToolError;
+pub use repos::{Repo, Repos, Target};
+pub use server::{Server, serve_stdio};
+pub use tools::{Call, TOOLS, ToolDef};
+
+use std::path::PathBuf;
+
+use lode_core::Config;
+
+/// Default cap on a result, in characters (text and JSON each).
+pub const DEFAULT_MAX_CHARS: usize = 12_000;
+/// Default number of repositories whose index stays open.
+pub const DEFAULT_MAX_OPEN: usize = 4;
+
+/// How the server runs.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// The served repositories; the first is where relative paths start.
+    pub roots: Vec<PathBuf>,
+    /// The user's config; each root narrows it with its own `.lode.toml`.
+    pub config: Config,
+    /// Base directory for indexes (`None`: lode's default cache).
+    pub cache_dir: Option<PathBuf>,
+    /// Answer from the index as it is, without the stat pass.
+    pub no_refresh: bool,
+    /// At most this many open indexes (at least 1).
+    pub max_open: usize,
+    /// Cap on each result, in characters (at least 200).
+    pub max_chars: usize,
+}
+
+impl Options {
+    pub fn new(roots: Vec<PathBuf>) -> Options {
+        Options {
+            roots,
+            config: Config::default(),
+            cache_dir: None,
+            no_refresh: false,
+            max_open: DEFAULT_MAX_OPEN,
+            max_chars: DEFAULT_MAX_CHARS,
+        }
+    }
+}

@@ -1,0 +1,107 @@
+//! One repository's index, kept open across calls, and the freshness check
+//! that decides whether it may answer.
+//!
+//! Keeping it open keeps its caches (decoded postings, vectors) warm. The
+//! check is the test `lode_index::refresh` makes — same fingerprint, and
+//! every file the walk admits has the size and mtime the index recorded —
+//! run against the fingerprint and file list read once when the index was
+//! opened. The walk runs on a second thread while the query runs on the kept
+//! index; the answer stands when the walk finds nothing changed, otherwise
+//! `lode_index::refresh` updates the index and the query runs again. So a
+//! warm call costs the longer of the two, not their sum.
+
+use std::collections::HashMap;
+
+use lode_core::{Config, Result};
+use lode_index::{Index, IndexLocation, ManifestEntry, RefreshOptions};
+
+pub(crate) struct OpenIndex {
+    index: Index,
+    /// `PRAGMA data_version` when opened: a commit by any other connection
+    /// (another lode process, or a refresh of ours) changes it.
+    data_version: i64,
+    fingerprint: Option<String>,
+    manifest: HashMap<String, ManifestEntry>,
+}
+
+impl OpenIndex {
+    fn new(index: Index) -> Result<OpenIndex> {
+        Ok(OpenIndex {
+            data_version: data_version(&index)?,
+            fingerprint: index.store().meta("fingerprint")?,
+            manifest: index.store().manifest()?,
+            index,
+        })
+    }
+
+    /// Still the current database, with no commit since it was opened.
+    fn is_current(&self, loc: &IndexLocation) -> bool {
+        loc.current_db().as_deref() == Some(self.index.store().path())
+            && data_version(&self.index).ok() == Some(self.data_version)
+    }
+
+    fn same_config(&self, config: &Config) -> bool {
+        self.fingerprint.as_deref() == Some(lode_index::fingerprint(config).as_str())
+    }
+
+    /// `f` on this index, and whether the tree still matches it.
+    fn speculate<T>(
+        &self,
+        loc: &IndexLocation,
+        config: &Config,
+        f: &impl Fn(&Index) -> Result<T>,
+    ) -> Result<(Result<T>, bool)> {
+        let (root, files) = (&loc.root, &config.files);
+        std::thread::scope(|s| {
+            let walk = s.spawn(move || lode_index::walk(root, files));
+            let answer = f(&self.index);
+            let walked = walk
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic))?;
+            let unchanged = lode_index::stat_diff(&walked, &self.manifest).is_empty();
+            Ok((answer, unchanged))
+        })
+    }
+}
+
+/// Runs `f` on an index of `loc` that is up to date (with `no_refresh`: on
+/// the index as committed), reusing `kept` when it may answer and replacing
+/// it otherwise. Returns `f`'s answer and whether an index was (re)opened.
+pub(crate) fn query<T>(
+    kept: &mut Option<OpenIndex>,
+    loc: &IndexLocation,
+    opts: &RefreshOptions,
+    f: impl Fn(&Index) -> Result<T>,
+) -> Result<(T, bool)> {
+    if let Some(open) = kept.as_ref().filter(|o| o.is_current(loc)) {
+        if opts.no_refresh {
+            return Ok((f(&open.index)?, false));
+        }
+        if open.same_config(opts.config) {
+            let (answer, unchanged) = open.speculate(loc, opts.config, &f)?;
+            if unchanged {
+                return Ok((answer?, false));
+            }
+        }
+    }
+    // Release the kept connection first: a rebuild replaces its database.
+    *kept = None;
+    let (index, freshness) = lode_index::refresh(loc, opts)?;
+    // (`Stale`: the last complete index answers; the next call checks again.)
+    if let Some(note) = freshness.note() {
+        (opts.note)(&note);
+    }
+    let open = kept.insert(OpenIndex::new(index)?);
+    Ok((f(&open.index)?, true))
+}
+
+fn data_version(index: &Index) -> Result<i64> {
+    index
+        .store()
+        .connection()
+        .query_row("PRAGMA data_version", [], |r| r.get(0))
+        .map_err(|e| lode_core::Error::IndexCorrupt {
+            path: index.store().path().to_path_buf(),
+            reason: e.to_string(),
+        })
+}

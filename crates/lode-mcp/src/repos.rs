@@ -1,0 +1,359 @@
+//! The served repositories: which one a path belongs to, and each one's open
+//! index, kept across calls so that its caches (decoded postings, vectors)
+//! stay warm.
+
+use std::cell::RefCell;
+use std::path::{Component, Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Mutex, MutexGuard};
+
+use lode_core::Config;
+use lode_index::{Index, IndexLocation, RefreshOptions};
+
+use crate::open::{self, OpenIndex};
+use crate::{Options, ToolError};
+
+/// The repositories one server answers for.
+pub struct Repos {
+    repos: Vec<Repo>,
+    config: Config,
+    no_refresh: bool,
+    max_open: usize,
+    /// Repositories with an open index, least recently used first.
+    recent: Mutex<Vec<usize>>,
+}
+
+/// One served repository.
+///
+/// Its open index sits behind a mutex: calls take it in turn (an [`Index`]
+/// holds a SQLite connection, `Send` but not `Sync`), and a file watcher can
+/// later take the same lock to update the index and swap it.
+pub struct Repo {
+    pub location: IndexLocation,
+    open: Mutex<Option<OpenIndex>>,
+    /// How many times an index was opened for this repository.
+    opens: AtomicU64,
+}
+
+/// Where a call points: a repository and a path inside it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Target {
+    /// Index into [`Repos`], in the order of the roots.
+    pub repo: usize,
+    /// Relative to the root, `/`-separated; `None` for the root itself.
+    pub rel: Option<String>,
+    pub is_dir: bool,
+}
+
+impl Repos {
+    /// Resolves every root (it must be a directory). Indexes open on first use.
+    pub fn new(options: &Options) -> lode_core::Result<Repos> {
+        let mut repos: Vec<Repo> = Vec::new();
+        for root in &options.roots {
+            let location = IndexLocation::resolve(root, options.cache_dir.as_deref())?;
+            if repos.iter().all(|r| r.location.root != location.root) {
+                repos.push(Repo {
+                    location,
+                    open: Mutex::new(None),
+                    opens: AtomicU64::new(0),
+                });
+            }
+        }
+        if repos.is_empty() {
+            return Err(lode_core::Error::BadQuery("no repository to serve".into()));
+        }
+        Ok(Repos {
+            repos,
+            config: options.config.clone(),
+            no_refresh: options.no_refresh,
+            max_open: options.max_open.max(1),
+            recent: Mutex::new(Vec::new()),
+        })
+    }
+
+    /// The canonical roots, the first being where relative paths start.
+    pub fn roots(&self) -> impl Iterator<Item = &Path> {
+        self.repos.iter().map(|r| r.location.root.as_path())
+    }
+
+    pub fn repo(&self, i: usize) -> &Repo {
+        &self.repos[i]
+    }
+
+    /// How many indexes are open now.
+    pub fn open_count(&self) -> usize {
+        self.repos.iter().filter(|r| r.lock().is_some()).count()
+    }
+
+    /// The repository and relative path of a `path` argument: relative to
+    /// the first root, or absolute inside one of the roots (the innermost when
+    /// roots nest). Outside every root, or missing: `lode.bad_path`.
+    pub fn resolve(&self, path: Option<&str>) -> Result<Target, ToolError> {
+        let Some(p) = path.filter(|p| !p.is_empty()) else {
+            return Ok(Target {
+                repo: 0,
+                rel: None,
+                is_dir: true,
+            });
+        };
+        let given = Path::new(p);
+        let abs = if given.is_absolute() {
+            given.to_path_buf()
+        } else {
+            self.repos[0].location.root.join(given)
+        };
+        let canonical = match abs.canonicalize() {
+            Ok(c) => c,
+            // Missing: say "outside" when it would be, without probing further.
+            Err(_) => {
+                return Err(match self.root_of(&lexical_normal(&abs)) {
+                    Some(_) => ToolError::bad_path(format!("{p}: no such file or directory")),
+                    None => self.outside(p),
+                });
+            }
+        };
+        let repo = self.root_of(&canonical).ok_or_else(|| self.outside(p))?;
+        let rel: Vec<String> = canonical
+            .strip_prefix(&self.repos[repo].location.root)
+            .unwrap_or(Path::new(""))
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .collect();
+        Ok(Target {
+            repo,
+            rel: (!rel.is_empty()).then(|| rel.join("/")),
+            is_dir: canonical.is_dir(),
+        })
+    }
+
+    fn root_of(&self, path: &Path) -> Option<usize> {
+        self.repos
+            .iter()
+            .enumerate()
+            .filter(|(_, r)| path.starts_with(&r.location.root))
+            .max_by_key(|(_, r)| r.location.root.as_os_str().len())
+            .map(|(i, _)| i)
+    }
+
+    fn outside(&self, p: &str) -> ToolError {
+        let roots: Vec<String> = self.roots().map(|r| r.display().to_string()).collect();
+        ToolError::bad_path(format!(
+            "{p} is outside the served repositories ({})",
+            roots.join(", ")
+        ))
+    }
+
+    /// Runs `f` on repository `i`'s index as the tree is now (unless
+    /// `no_refresh`). Returns `f`'s answer and the notes of the refresh. `f`
+    /// may run twice: once on the kept index while the stat pass runs, and
+    /// again after a refresh if the tree changed.
+    pub fn query<T>(
+        &self,
+        i: usize,
+        f: impl Fn(&Index) -> lode_core::Result<T>,
+    ) -> Result<(T, Vec<String>), ToolError> {
+        let repo = &self.repos[i];
+        let mut open = repo.lock();
+        let answer = (|| {
+            let (config, warnings) = self.config.for_root(&repo.location.root)?;
+            let notes = RefCell::new(warnings);
+            let note = |m: &str| notes.borrow_mut().push(m.to_string());
+            let opts = RefreshOptions {
+                config: &config,
+                no_refresh: self.no_refresh,
+                progress: None,
+                note: &note,
+            };
+            let (answer, reopened) = open::query(&mut open, &repo.location, &opts, f)?;
+            if reopened {
+                repo.opens.fetch_add(1, Ordering::Relaxed);
+            }
+            Ok((answer, notes.into_inner()))
+        })();
+        // Counted for the LRU whether the call succeeded or not.
+        let is_open = open.is_some();
+        drop(open);
+        if is_open {
+            self.touch(i);
+        }
+        answer
+    }
+
+    /// Marks `i` as just used and closes the least recently used indexes
+    /// beyond `max_open`.
+    fn touch(&self, i: usize) {
+        let evicted: Vec<usize> = {
+            let mut recent = self.recent.lock().unwrap_or_else(|p| p.into_inner());
+            recent.retain(|&j| j != i);
+            recent.push(i);
+            let excess = recent.len().saturating_sub(self.max_open);
+            recent.drain(..excess).collect()
+        };
+        // Outside the `recent` lock: a repository busy in another call is
+        // closed when that call ends.
+        for j in evicted {
+            *self.repos[j].lock() = None;
+        }
+    }
+}
+
+impl Repo {
+    /// How many times an index was opened (first use, a change, a reopen
+    /// after eviction); calls that change nothing reuse the open one.
+    pub fn opens(&self) -> u64 {
+        self.opens.load(Ordering::Relaxed)
+    }
+
+    /// The open index. A call that panicked poisons the lock; the index it
+    /// left may be mid-way, so it is dropped and reopened.
+    fn lock(&self) -> MutexGuard<'_, Option<OpenIndex>> {
+        self.open.lock().unwrap_or_else(|poisoned| {
+            self.open.clear_poison();
+            let mut guard = poisoned.into_inner();
+            *guard = None;
+            guard
+        })
+    }
+}
+
+/// `a/./b/../c` → `a/c`, without touching the file system.
+fn lexical_normal(p: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in p.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other.as_os_str()),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn repos(roots: &[&Path], cache: &Path) -> Repos {
+        let mut o = Options::new(roots.iter().map(|r| r.to_path_buf()).collect());
+        o.cache_dir = Some(cache.to_path_buf());
+        o.max_open = 1;
+        Repos::new(&o).unwrap()
+    }
+
+    #[test]
+    fn paths_resolve_inside_the_roots_only() {
+        let a = tempfile::tempdir().unwrap();
+        let b = tempfile::tempdir().unwrap();
+        let cache = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(a.path().join("src/x")).unwrap();
+        std::fs::write(a.path().join("src/x/f.rs"), "fn f() {}").unwrap();
+        std::fs::write(b.path().join("g.py"), "def g(): pass").unwrap();
+        let r = repos(&[a.path(), b.path()], cache.path());
+
+        let t = r.resolve(Some("src/./x/../x/f.rs")).unwrap();
+        assert_eq!(
+            (t.repo, t.rel.as_deref(), t.is_dir),
+            (0, Some("src/x/f.rs"), false)
+        );
+        let g = b.path().join("g.py");
+        let t = r.resolve(g.to_str()).unwrap();
+        assert_eq!((t.repo, t.rel.as_deref()), (1, Some("g.py")));
+        let t = r.resolve(Some("")).unwrap();
+        assert_eq!((t.repo, t.rel, t.is_dir), (0, None, true));
+
+        for outside in ["../", "/etc/passwd", "../../nope/at/all", "/nonexistent/x"] {
+            let e = r.resolve(Some(outside)).unwrap_err();
+            assert_eq!(e.code, "lode.bad_path", "{outside}");
+            assert!(e.message.contains("outside"), "{outside}: {}", e.message);
+        }
+        let e = r.resolve(Some("src/missing.rs")).unwrap_err();
+        assert_eq!(e.code, "lode.bad_path");
+        assert!(e.message.contains("no such file"), "{}", e.message);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_symlink_out_of_the_root_is_outside() {
+        let a = tempfile::tempdir().unwrap();
+        let elsewhere = tempfile::tempdir().unwrap();
+        let cache = tempfile::tempdir().unwrap();
+        std::os::unix::fs::symlink(elsewhere.path(), a.path().join("link")).unwrap();
+        let r = repos(&[a.path()], cache.path());
+        assert_eq!(r.resolve(Some("link")).unwrap_err().code, "lode.bad_path");
+    }
+
+    #[test]
+    fn the_innermost_root_wins_and_duplicates_collapse() {
+        let a = tempfile::tempdir().unwrap();
+        let cache = tempfile::tempdir().unwrap();
+        let inner = a.path().join("sub");
+        std::fs::create_dir_all(&inner).unwrap();
+        std::fs::write(inner.join("m.go"), "package m").unwrap();
+        let r = repos(&[a.path(), &inner, a.path()], cache.path());
+        assert_eq!(r.roots().count(), 2);
+        let t = r.resolve(inner.join("m.go").to_str()).unwrap();
+        assert_eq!((t.repo, t.rel.as_deref()), (1, Some("m.go")));
+    }
+
+    #[test]
+    fn indexes_open_on_first_use_and_the_least_recent_closes() {
+        let a = tempfile::tempdir().unwrap();
+        let b = tempfile::tempdir().unwrap();
+        let cache = tempfile::tempdir().unwrap();
+        std::fs::write(a.path().join("a.py"), "def alpha(): pass\n").unwrap();
+        std::fs::write(b.path().join("b.py"), "def beta(): pass\n").unwrap();
+        let r = repos(&[a.path(), b.path()], cache.path());
+        assert_eq!(r.open_count(), 0);
+        let (files, notes) = r.query(0, |i| Ok(i.stats()?.files)).unwrap();
+        assert_eq!(files, 1);
+        assert!(
+            notes.iter().any(|n| n.starts_with("indexed 1 files")),
+            "{notes:?}"
+        );
+        assert_eq!(r.open_count(), 1);
+        r.query(1, |_| Ok(())).unwrap();
+        // max_open is 1: only the last used stays open.
+        assert_eq!(r.open_count(), 1);
+        assert!(r.repos[0].lock().is_none() && r.repos[1].lock().is_some());
+    }
+
+    #[test]
+    fn the_open_index_is_kept_until_the_tree_changes() {
+        let a = tempfile::tempdir().unwrap();
+        let cache = tempfile::tempdir().unwrap();
+        std::fs::write(a.path().join("a.py"), "def alpha(): pass\n").unwrap();
+        let r = repos(&[a.path()], cache.path());
+        let files = |r: &Repos| r.query(0, |i| Ok(i.stats()?.files)).unwrap().0;
+        assert_eq!(files(&r), 1);
+        assert_eq!(files(&r), 1);
+        assert_eq!(r.repo(0).opens(), 1, "nothing changed: the same open index");
+
+        std::fs::write(a.path().join("b.py"), "def beta(): pass\n").unwrap();
+        assert_eq!(files(&r), 2, "the refresh saw the new file");
+        assert_eq!(r.repo(0).opens(), 2);
+
+        // Another writer brings the index up to date between two calls: the
+        // stat pass then finds nothing to do, but the kept index is stale.
+        std::fs::write(a.path().join("c.py"), "def gamma(): pass\n").unwrap();
+        let config = Config::default();
+        lode_index::build(
+            &r.repo(0).location,
+            &lode_index::BuildOptions::quiet(&config),
+        )
+        .unwrap();
+        assert_eq!(files(&r), 3);
+        assert_eq!(r.repo(0).opens(), 3);
+
+        // A project config that narrows the index changes the fingerprint.
+        std::fs::write(
+            a.path().join(".lode.toml"),
+            "[files]\nexclude = [\"b.py\"]\n",
+        )
+        .unwrap();
+        assert_eq!(files(&r), 2);
+        assert_eq!(files(&r), 2);
+        assert_eq!(r.repo(0).opens(), 4);
+    }
+}

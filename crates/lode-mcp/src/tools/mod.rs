@@ -1,0 +1,126 @@
+//! The tools. Each module defines one [`ToolDef`]; [`TOOLS`] lists them.
+//!
+//! Adding a tool: a module with its `ARGS`, schema, description and `run`,
+//! and one line in [`TOOLS`]. The shared pieces are here: [`Call`] (the
+//! arguments and the repositories) and the schema of a `path` argument.
+
+mod grep;
+mod outline;
+mod search;
+
+use serde_json::{Value, json};
+
+use crate::args::{Args, JsonObject};
+use crate::{Answer, Repos, ToolError};
+
+/// One MCP tool.
+pub struct ToolDef {
+    pub name: &'static str,
+    /// What it returns and when to use it, and its size cap (`{cap}` is
+    /// replaced by the cap in characters).
+    pub description: &'static str,
+    /// The names of its arguments (the schema's properties).
+    pub args: &'static [&'static str],
+    /// The JSON Schema of its arguments.
+    pub schema: fn(&Repos) -> Value,
+    /// Answers a call; runs on a blocking thread.
+    pub run: fn(Call) -> Result<Answer, ToolError>,
+}
+
+/// Every tool, in the order `tools/list` shows them.
+pub const TOOLS: &[ToolDef] = &[search::TOOL, grep::TOOL, outline::TOOL];
+
+/// One call: its arguments and what a tool may use.
+pub struct Call<'a> {
+    pub tool: &'static ToolDef,
+    pub arguments: JsonObject,
+    pub repos: &'a Repos,
+    pub max_chars: usize,
+}
+
+impl Call<'_> {
+    /// The arguments, refusing any the tool does not take.
+    pub fn args(&self) -> Result<Args, ToolError> {
+        Args::new(self.tool.name, self.arguments.clone(), self.tool.args)
+    }
+}
+
+impl ToolDef {
+    /// The description with the cap filled in.
+    pub fn description(&self, max_chars: usize) -> String {
+        self.description.replace("{cap}", &thousands(max_chars))
+    }
+}
+
+/// The `path` argument: where relative paths start depends on the roots.
+fn path_property(repos: &Repos, what: &str) -> Value {
+    let roots: Vec<String> = repos.roots().map(|r| r.display().to_string()).collect();
+    let description = if roots.len() == 1 {
+        format!("{what}: relative to the repository root, or absolute")
+    } else {
+        format!(
+            "{what}: relative to {}, or absolute inside one of {}",
+            roots[0],
+            roots.join(", ")
+        )
+    };
+    json!({"type": "string", "description": description})
+}
+
+fn lang_property() -> Value {
+    json!({"type": "string", "description": "Only this language: python, rust, typescript, go, …"})
+}
+
+/// `12000` → `12,000`.
+fn thousands(n: usize) -> String {
+    let s = n.to_string();
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_schema_lists_exactly_the_arguments_the_tool_takes() {
+        let dir = tempfile::tempdir().unwrap();
+        let repos = Repos::new(&crate::Options::new(vec![dir.path().to_path_buf()])).unwrap();
+        for t in TOOLS {
+            let schema = (t.schema)(&repos);
+            let props: Vec<&str> = schema["properties"]
+                .as_object()
+                .unwrap()
+                .keys()
+                .map(String::as_str)
+                .collect();
+            let mut args = t.args.to_vec();
+            args.sort();
+            let mut props_sorted = props.clone();
+            props_sorted.sort();
+            assert_eq!(props_sorted, args, "{}", t.name);
+            assert_eq!(schema["additionalProperties"], false, "{}", t.name);
+            for r in schema["required"].as_array().unwrap() {
+                assert!(t.args.contains(&r.as_str().unwrap()), "{}", t.name);
+            }
+            assert!(
+                t.description(12_000).contains("12,000 characters"),
+                "{}",
+                t.name
+            );
+        }
+    }
+
+    #[test]
+    fn thousands_separators() {
+        assert_eq!(thousands(12_000), "12,000");
+        assert_eq!(thousands(999), "999");
+        assert_eq!(thousands(1_234_567), "1,234,567");
+    }
+}

@@ -1,0 +1,101 @@
+//! `search`: ranked chunks for a query.
+
+use lode_search::{SearchOptions, SearchResults, render};
+use serde_json::{Value, json};
+
+use super::{Call, ToolDef, lang_property, path_property};
+use crate::answer::{Items, capped};
+use crate::{Answer, Repos, ToolError};
+
+pub const TOOL: ToolDef = ToolDef {
+    name: "search",
+    description: "Ranked code search: the code chunks that best match an identifier, phrase \
+                  or question, best first, each as path:start-end, symbol, score and a \
+                  4-line snippet. Use to find where something is defined or handled. At most \
+                  {cap} characters.",
+    args: &["query", "path", "lang", "top_k"],
+    schema,
+    run,
+};
+
+fn schema(repos: &Repos) -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "query": {"type": "string"},
+            "path": path_property(repos, "Only under this directory or file"),
+            "lang": lang_property(),
+            "top_k": {"type": "integer", "minimum": 1, "maximum": 50, "description": "Hits (default 10)"},
+        },
+        "required": ["query"],
+        "additionalProperties": false,
+    })
+}
+
+fn run(call: Call) -> Result<Answer, ToolError> {
+    let a = call.args()?;
+    let query = a.required_string("query")?;
+    if query.trim().is_empty() {
+        return Err(lode_core::Error::BadQuery("empty query".into()).into());
+    }
+    let top_k = a.int("top_k", 1, 50)?.unwrap_or(10) as usize;
+    let langs: Vec<String> = a.string("lang")?.into_iter().collect();
+    let target = call.repos.resolve(a.string("path")?.as_deref())?;
+    let opts = SearchOptions {
+        top_k,
+        filter: lode_search::filter(target.rel, &langs)?,
+        ..SearchOptions::default()
+    };
+    let (results, notes) = call.repos.query(target.repo, |index| {
+        lode_search::search(index, &query, &opts)
+    })?;
+    Ok(capped(
+        &Hits {
+            results,
+            omitted: 0,
+        },
+        &notes,
+        call.max_chars,
+    ))
+}
+
+struct Hits {
+    results: SearchResults,
+    omitted: usize,
+}
+
+impl Items for Hits {
+    const COMMAND: &'static str = "search";
+    const UNIT: &'static str = "hits";
+
+    fn len(&self) -> usize {
+        self.results.hits.len()
+    }
+
+    fn keep(&self, n: usize) -> Hits {
+        let mut results = self.results.clone();
+        results.hits.truncate(n);
+        Hits {
+            omitted: self.omitted + self.len() - results.hits.len(),
+            results,
+        }
+    }
+
+    fn omitted(&self) -> usize {
+        self.omitted
+    }
+
+    fn text(&self) -> String {
+        render::search_text(&self.results)
+    }
+
+    fn empty_text(&self) -> String {
+        "no results\n".into()
+    }
+
+    fn body(&self) -> Value {
+        let mut body = serde_json::to_value(&self.results).unwrap_or(Value::Null);
+        body["omitted_hits"] = self.omitted.into();
+        body
+    }
+}
