@@ -208,6 +208,17 @@ pub enum Command {
         #[command(flatten)]
         common: Common,
     },
+    /// Serve other MCP servers' tools behind tool search, over MCP (stdio).
+    ///
+    /// The direct tools and `tool_search` are listed, the others once a search activates
+    /// them (README, "Tool gateway").
+    #[command(mut_arg("config", |a| a.help(
+        "The gateway config (TOML): [[server]] tables, direct tools, [search] limits, timeouts"
+    )))]
+    Gateway {
+        #[command(flatten)]
+        common: Common,
+    },
 }
 
 #[derive(Subcommand, Debug)]

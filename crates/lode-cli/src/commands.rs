@@ -28,6 +28,7 @@ fn common(cmd: &Command) -> &Common {
         | Command::Map { common, .. }
         | Command::Status { common, .. }
         | Command::Mcp { common, .. }
+        | Command::Gateway { common }
         | Command::Eval { common, .. }
         | Command::Bench {
             what: crate::cli::BenchCommand::Index { common, .. },
@@ -147,6 +148,7 @@ pub fn run(cmd: Command) -> Result<u8> {
             max_open,
             common,
         } => crate::mcp::run(common, max_chars, max_open),
+        Command::Gateway { common } => crate::gateway::run(&common),
         Command::Bench {
             what:
                 crate::cli::BenchCommand::Index {

@@ -10,6 +10,7 @@ mod cli;
 mod commands;
 mod context;
 mod eval;
+mod gateway;
 mod gather;
 mod graph;
 mod mcp;

@@ -4,9 +4,11 @@
 //! and one line in [`TOOLS`]. The shared pieces are here: [`Call`] (the
 //! arguments and the repositories) and the schema of a `path` argument.
 
+mod callers;
 mod grep;
 mod outline;
 mod search;
+mod show;
 
 use serde_json::{Value, json};
 
@@ -28,7 +30,13 @@ pub struct ToolDef {
 }
 
 /// Every tool, in the order `tools/list` shows them.
-pub const TOOLS: &[ToolDef] = &[search::TOOL, grep::TOOL, outline::TOOL];
+pub const TOOLS: &[ToolDef] = &[
+    search::TOOL,
+    grep::TOOL,
+    outline::TOOL,
+    callers::TOOL,
+    show::TOOL,
+];
 
 /// One call: its arguments and what a tool may use.
 pub struct Call<'a> {

@@ -1,0 +1,97 @@
+//! `callers`: who calls a symbol, or what it calls, as a tree with every call site.
+
+use lode_graph::{CallTree, Direction, Resolver, find_symbol, render};
+use serde_json::{Value, json};
+
+use super::{Call, ToolDef, path_property};
+use crate::answer::{Items, capped};
+use crate::{Answer, Repos, ToolError};
+
+pub const TOOL: ToolDef = ToolDef {
+    name: "callers",
+    description: "Who calls a symbol (direction in) or what it calls (out), as a tree to a \
+                  depth, with every call site path:line; `~` marks a match by name only. An \
+                  ambiguous name lists its definitions (error lode.ambiguous): give path or \
+                  Type::name. At most {cap} characters.",
+    args: &["symbol", "direction", "depth", "path"],
+    schema,
+    run,
+};
+
+fn schema(repos: &Repos) -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "symbol": {"type": "string", "description": "name, Type::name, pkg.Func or path:LINE"},
+            "direction": {"type": "string", "enum": ["in", "out"], "description": "in (default): callers; out: callees"},
+            "depth": {"type": "integer", "minimum": 1, "maximum": 5, "description": "Levels (default 1)"},
+            "path": path_property(repos, "Only a symbol defined under this file or directory"),
+        },
+        "required": ["symbol"],
+        "additionalProperties": false,
+    })
+}
+
+fn run(call: Call) -> Result<Answer, ToolError> {
+    let a = call.args()?;
+    let symbol = a.required_string("symbol")?;
+    let direction = match a.string("direction")?.as_deref() {
+        None | Some("in") => Direction::In,
+        Some("out") => Direction::Out,
+        Some(other) => {
+            return Err(lode_core::Error::BadQuery(format!(
+                "direction must be \"in\" or \"out\", not {other:?}"
+            ))
+            .into());
+        }
+    };
+    let depth = a.int("depth", 1, 5)?.unwrap_or(1) as usize;
+    let target = call.repos.resolve(a.string("path")?.as_deref())?;
+    let (tree, notes) = call.repos.query(target.repo, |index| {
+        let sym = find_symbol(index, &symbol, target.rel.as_deref())?;
+        Resolver::new(index)?.tree(&sym, direction, depth)
+    })?;
+    Ok(capped(&Tree { tree, omitted: 0 }, &notes, call.max_chars))
+}
+
+/// Items are the first level of the tree (each with its subtree).
+struct Tree {
+    tree: CallTree,
+    omitted: usize,
+}
+
+impl Items for Tree {
+    const COMMAND: &'static str = "callers";
+    const UNIT: &'static str = "callers or callees";
+
+    fn len(&self) -> usize {
+        self.tree.children.len()
+    }
+
+    fn keep(&self, n: usize) -> Tree {
+        let mut tree = self.tree.clone();
+        tree.children.truncate(n);
+        Tree {
+            omitted: self.omitted + self.len() - tree.children.len(),
+            tree,
+        }
+    }
+
+    fn omitted(&self) -> usize {
+        self.omitted
+    }
+
+    fn text(&self) -> String {
+        render::tree_text(&self.tree)
+    }
+
+    fn empty_text(&self) -> String {
+        self.text()
+    }
+
+    fn body(&self) -> Value {
+        let mut body = serde_json::to_value(&self.tree).unwrap_or(Value::Null);
+        body["omitted_nodes"] = self.omitted.into();
+        body
+    }
+}
