@@ -72,6 +72,11 @@ impl Repos {
     }
 
     /// The canonical roots, the first being where relative paths start.
+    /// The user configuration the server started with.
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
     pub fn roots(&self) -> impl Iterator<Item = &Path> {
         self.repos.iter().map(|r| r.location.root.as_path())
     }

@@ -5,6 +5,7 @@
 //! arguments and the repositories) and the schema of a `path` argument.
 
 mod callers;
+mod gather;
 mod grep;
 mod outline;
 mod search;
@@ -36,6 +37,7 @@ pub const TOOLS: &[ToolDef] = &[
     outline::TOOL,
     callers::TOOL,
     show::TOOL,
+    gather::TOOL,
 ];
 
 /// One call: its arguments and what a tool may use.
