@@ -53,17 +53,8 @@ pub fn cut_to_budget(lines: &[String], budget: usize) -> (String, usize, usize) 
     (out, 0, used)
 }
 
-/// Shortens a line for display, at a character boundary.
-pub fn clip(line: &str, max: usize) -> String {
-    if line.len() <= max {
-        return line.to_string();
-    }
-    let mut cut = max;
-    while !line.is_char_boundary(cut) {
-        cut -= 1;
-    }
-    format!("{}…", &line[..cut])
-}
+/// Shortens a line for display, at a character boundary (as search snippets do).
+pub use lode_search::clip;
 
 #[cfg(test)]
 mod tests {

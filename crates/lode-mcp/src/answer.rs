@@ -49,8 +49,10 @@ pub trait Items: Sized {
     fn omitted(&self) -> usize;
     /// The compact text of the items shown, without a tail.
     fn text(&self) -> String;
-    /// What the text says when there is nothing to show.
-    fn empty_text(&self) -> String;
+    /// What the text says when there is nothing to show (by default, the text).
+    fn empty_text(&self) -> String {
+        self.text()
+    }
     /// The JSON body (without the envelope), with its count of omitted items.
     fn body(&self) -> Value;
 }

@@ -40,6 +40,7 @@ pub use outline::{
     CompactSymbol, DirOutline, FileOutline, Outline, OutlineNode, outline, outline_dir,
 };
 pub use search::{SearchHit, SearchOptions, SearchResults, search};
+pub use source::clip;
 
 /// Version of the JSON output schema (`docs/json.md`).
 pub const JSON_SCHEMA_VERSION: u32 = 1;

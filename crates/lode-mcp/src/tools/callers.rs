@@ -85,10 +85,6 @@ impl Items for Tree {
         render::tree_text(&self.tree)
     }
 
-    fn empty_text(&self) -> String {
-        self.text()
-    }
-
     fn body(&self) -> Value {
         let mut body = serde_json::to_value(&self.tree).unwrap_or(Value::Null);
         body["omitted_nodes"] = self.omitted.into();

@@ -123,10 +123,6 @@ impl Items for Pack {
         text
     }
 
-    fn empty_text(&self) -> String {
-        self.text()
-    }
-
     fn body(&self) -> Value {
         let mut body = serde_json::to_value(&self.results).unwrap_or(Value::Null);
         body["gather"] = serde_json::to_value(&self.gathered).unwrap_or(Value::Null);

@@ -102,10 +102,6 @@ impl Items for Symbols {
         render::outline_text(&self.outline)
     }
 
-    fn empty_text(&self) -> String {
-        self.text()
-    }
-
     fn body(&self) -> Value {
         let mut body = serde_json::to_value(&self.outline).unwrap_or(Value::Null);
         body["omitted_symbols"] = self.omitted.into();

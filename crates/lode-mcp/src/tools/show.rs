@@ -71,10 +71,6 @@ impl Items for Body {
         render::shown_text(&self.shown)
     }
 
-    fn empty_text(&self) -> String {
-        self.text()
-    }
-
     fn body(&self) -> Value {
         serde_json::to_value(&self.shown).unwrap_or(Value::Null)
     }
