@@ -7,6 +7,7 @@
 mod callers;
 mod gather;
 mod grep;
+mod map;
 mod outline;
 mod search;
 mod show;
@@ -38,6 +39,7 @@ pub const TOOLS: &[ToolDef] = &[
     callers::TOOL,
     show::TOOL,
     gather::TOOL,
+    map::TOOL,
 ];
 
 /// One call: its arguments and what a tool may use.
