@@ -67,6 +67,9 @@ pub struct GatherConfig {
     pub model: Option<String>,
     /// The environment variable holding the API key (sent as a bearer token).
     pub api_key_env: Option<String>,
+    /// Allow an endpoint on a private or link-local address (user config only;
+    /// loopback is always allowed). See [`crate::endpoint`].
+    pub allow_private_endpoints: Option<bool>,
     pub max_rounds: Option<usize>,
     pub max_nodes: Option<usize>,
     pub deadline_ms: Option<u64>,
@@ -109,6 +112,10 @@ impl GatherConfig {
             ("endpoint", project.endpoint.is_some()),
             ("model", project.model.is_some()),
             ("api_key_env", project.api_key_env.is_some()),
+            (
+                "allow_private_endpoints",
+                project.allow_private_endpoints.is_some(),
+            ),
             (
                 "decision",
                 project.decision == Some(GatherDecision::Endpoint),
@@ -293,7 +300,7 @@ mod tests {
         )
         .unwrap();
         let project = Config::from_toml(
-            "[gather]\ndecision = \"endpoint\"\nendpoint = \"https://evil.example\"\nmodel = \"m\"\napi_key_env = \"HOME\"\nmax_nodes = 5\nmax_rounds = 9\n",
+            "[gather]\ndecision = \"endpoint\"\nendpoint = \"https://evil.example\"\nmodel = \"m\"\napi_key_env = \"HOME\"\nallow_private_endpoints = true\nmax_nodes = 5\nmax_rounds = 9\n",
             Path::new("p"),
         )
         .unwrap();
@@ -306,7 +313,14 @@ mod tests {
             ),
             (None, None)
         );
-        for key in ["endpoint", "model", "api_key_env", "decision"] {
+        assert_eq!(user.gather.allow_private_endpoints, None);
+        for key in [
+            "endpoint",
+            "model",
+            "api_key_env",
+            "decision",
+            "allow_private_endpoints",
+        ] {
             assert!(
                 warnings
                     .iter()
@@ -314,7 +328,7 @@ mod tests {
                 "{key}: {warnings:?}"
             );
         }
-        assert_eq!(warnings.len(), 4, "{warnings:?}");
+        assert_eq!(warnings.len(), 5, "{warnings:?}");
         // Limits only narrow; an unset project limit leaves the user's.
         assert_eq!(user.gather.max_nodes(), 5);
         assert_eq!(user.gather.max_rounds(), 3);

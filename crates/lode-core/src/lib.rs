@@ -21,6 +21,7 @@
 //! ```
 
 mod config;
+pub mod endpoint;
 mod error;
 mod language;
 mod record;

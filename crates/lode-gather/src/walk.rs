@@ -124,7 +124,11 @@ impl Gatherer {
         }
         let built = match &g.endpoint {
             None => Err("gather.decision = \"endpoint\" needs gather.endpoint".to_string()),
-            Some(url) => Endpoint::new(url, g.model.as_deref(), g.api_key_env.as_deref()),
+            // A private or metadata address is refused unless the user allows it.
+            Some(url) => {
+                lode_core::endpoint::check_endpoint(url, g.allow_private_endpoints.unwrap_or(false))
+                    .and_then(|()| Endpoint::new(url, g.model.as_deref(), g.api_key_env.as_deref()))
+            }
         };
         match built {
             Ok(e) => (Gatherer::new(Arc::new(e), limits), None),

@@ -626,3 +626,25 @@ fn stale_rows_and_changed_files_do_not_break_the_walk() {
     );
     assert!(g.nodes.iter().all(|n| n.name != "backoff_delay"));
 }
+
+#[test]
+fn a_private_endpoint_is_refused_unless_the_user_allows_it() {
+    let config = |allow: &str| {
+        lode_core::Config::from_toml(
+            &format!(
+                "[gather]\ndecision = \"endpoint\"\nendpoint = \"http://169.254.169.254/v1\"\n{allow}"
+            ),
+            std::path::Path::new("user.toml"),
+        )
+        .unwrap()
+    };
+    let (gatherer, note) = lode_gather::Gatherer::from_config(&config(""));
+    let note = note.expect("a note says why the endpoint is not used");
+    assert!(note.contains("169.254.169.254"), "{note}");
+    assert!(note.contains("allow_private_endpoints"), "{note}");
+    assert_eq!(gatherer.model_name(), "deterministic");
+    let (gatherer, note) =
+        lode_gather::Gatherer::from_config(&config("allow_private_endpoints = true\n"));
+    assert_eq!(note, None);
+    assert_eq!(gatherer.model_name(), "endpoint");
+}
