@@ -184,6 +184,14 @@ pub enum Command {
         #[command(subcommand)]
         what: BenchCommand,
     },
+    /// What lode is configured to do (and which file said so), the index, whether
+    /// each backend answers, and what to do about what is off.
+    Doctor {
+        /// The repository root (default: as --root).
+        path: Option<PathBuf>,
+        #[command(flatten)]
+        common: Common,
+    },
     /// Where the index is, its state, and what it holds.
     Status {
         /// The repository root (default: as --root).

@@ -27,6 +27,7 @@ fn common(cmd: &Command) -> &Common {
         | Command::Show { common, .. }
         | Command::Map { common, .. }
         | Command::Status { common, .. }
+        | Command::Doctor { common, .. }
         | Command::Mcp { common, .. }
         | Command::Gateway { common }
         | Command::Eval { common, .. }
@@ -143,6 +144,9 @@ pub fn run(cmd: Command) -> Result<u8> {
             crate::graph::map(Context::new(common, None, None)?, max_tokens)
         }
         Command::Status { path, common } => status(Context::new(common, path.as_deref(), None)?),
+        Command::Doctor { path, common } => {
+            crate::doctor::doctor(Context::new(common, path.as_deref(), None)?)
+        }
         Command::Mcp {
             max_chars,
             max_open,

@@ -9,6 +9,7 @@ mod bench;
 mod cli;
 mod commands;
 mod context;
+mod doctor;
 mod eval;
 mod gateway;
 mod gather;

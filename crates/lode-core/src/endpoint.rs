@@ -33,6 +33,27 @@ pub fn is_private(ip: IpAddr) -> bool {
 /// Checks `url` (scheme, host, and every address the host resolves to).
 /// The error is one line naming the host and the address.
 pub fn check_endpoint(url: &str, allow_private: bool) -> Result<(), String> {
+    let (host, port) = host_port(url)?;
+    if allow_private {
+        return Ok(());
+    }
+    let addrs = (host.as_str(), port)
+        .to_socket_addrs()
+        .map_err(|e| format!("{url}: cannot resolve {host}: {e}"))?;
+    for a in addrs {
+        let ip = a.ip();
+        if !ip.is_loopback() && is_private(ip) {
+            return Err(format!(
+                "{url}: {host} resolves to the private or link-local address {ip}; \
+                 set allow_private_endpoints = true in the user config to allow it"
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The host and port of an `http(s)` URL (the scheme's port when none is given).
+pub fn host_port(url: &str) -> Result<(String, u16), String> {
     let (scheme, rest) = url
         .split_once("://")
         .ok_or_else(|| format!("{url}: not an http(s) URL"))?;
@@ -61,22 +82,7 @@ pub fn check_endpoint(url: &str, allow_private: bool) -> Result<(), String> {
     if host.is_empty() {
         return Err(format!("{url}: no host"));
     }
-    if allow_private {
-        return Ok(());
-    }
-    let addrs = (host.as_str(), port)
-        .to_socket_addrs()
-        .map_err(|e| format!("{url}: cannot resolve {host}: {e}"))?;
-    for a in addrs {
-        let ip = a.ip();
-        if !ip.is_loopback() && is_private(ip) {
-            return Err(format!(
-                "{url}: {host} resolves to the private or link-local address {ip}; \
-                 set allow_private_endpoints = true in the user config to allow it"
-            ));
-        }
-    }
-    Ok(())
+    Ok((host, port))
 }
 
 #[cfg(test)]
