@@ -6,17 +6,12 @@ use lode_core::Result;
 use lode_graph::{Direction, MapOptions, Resolver, find_symbol, render};
 
 use crate::cli::GraphDirection;
-use crate::commands::emit;
+use crate::commands::{emit, filter};
 use crate::context::Context;
 
-/// A `--path` as a root-relative prefix (it must exist).
+/// A `--path` as a root-relative prefix (it must exist), as `search` reads it.
 fn path_prefix(ctx: &Context, path: Option<&Path>) -> Result<Option<String>> {
-    let Some(p) = path else { return Ok(None) };
-    let rel = ctx.relative_to_root(p)?;
-    if !ctx.location.root.join(&rel).exists() {
-        return Err(lode_core::Error::NoSuchPath(p.to_path_buf()));
-    }
-    Ok(Some(rel))
+    Ok(filter(ctx, path, &[])?.path_prefix)
 }
 
 pub fn callers(

@@ -220,6 +220,18 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_revision_that_cannot_be_checked_out_is_an_error_not_a_panic() {
+        let dir = tempfile::tempdir().unwrap();
+        let e = checkout(
+            &dir.path().join("no-mirror"),
+            "deadbeef",
+            &dir.path().join("tree"),
+        )
+        .expect_err("no mirror, no checkout");
+        assert!(e.to_string().contains("cannot check out deadbeef"), "{e}");
+    }
+
+    #[test]
     fn file_scores_count_distinct_files_in_rank_order() {
         let ranked: Vec<String> = ["a.py", "b.py", "c.py"].map(String::from).to_vec();
         let mut s = FileScores::default();

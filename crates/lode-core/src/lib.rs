@@ -23,6 +23,7 @@
 mod config;
 pub mod endpoint;
 mod error;
+pub mod ident;
 mod language;
 mod record;
 mod span;

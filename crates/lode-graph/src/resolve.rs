@@ -153,7 +153,9 @@ type Candidates = Rc<Vec<SymbolRow>>;
 /// Resolves call sites of one open index; caches what it reads.
 pub struct Resolver<'i> {
     index: &'i Index,
-    modules: Modules,
+    /// Built on the first import to resolve: `show`, and calls that bind in
+    /// their own file, never list the repository's files.
+    modules: std::cell::OnceCell<Modules>,
     by_name: RefCell<HashMap<String, Candidates>>,
     by_family: RefCell<HashMap<(String, &'static str), Candidates>>,
     by_id: RefCell<HashMap<i64, Option<SymbolRow>>>,
@@ -163,9 +165,8 @@ pub struct Resolver<'i> {
 
 impl<'i> Resolver<'i> {
     pub fn new(index: &'i Index) -> Result<Resolver<'i>> {
-        let paths = index.indexed_paths(&Filter::default())?;
         Ok(Resolver {
-            modules: Modules::new(paths, &index.location.root),
+            modules: std::cell::OnceCell::new(),
             index,
             by_name: Default::default(),
             by_family: Default::default(),
@@ -178,19 +179,35 @@ impl<'i> Resolver<'i> {
     /// A resolver that reads every symbol once up front: for whole-graph
     /// work (centrality), where one query per name would cost more.
     pub fn preloaded(index: &'i Index) -> Result<Resolver<'i>> {
+        Resolver::preloaded_with(index, &index.all_symbols()?)
+    }
+
+    /// [`Resolver::preloaded`] from symbols the caller has already read
+    /// (`Index::all_symbols`), so that they are read once.
+    pub fn preloaded_with(index: &'i Index, symbols: &[SymbolRow]) -> Result<Resolver<'i>> {
         let mut r = Resolver::new(index)?;
         let mut by_name: HashMap<String, Vec<SymbolRow>> = HashMap::new();
         let mut by_id = HashMap::new();
-        for s in index.all_symbols()? {
+        for s in symbols {
             by_id.insert(s.id, Some(s.clone()));
             if is_callable(&s.kind) {
-                by_name.entry(s.name.clone()).or_default().push(s);
+                by_name.entry(s.name.clone()).or_default().push(s.clone());
             }
         }
         r.by_name = RefCell::new(by_name.into_iter().map(|(k, v)| (k, Rc::new(v))).collect());
         r.by_id = RefCell::new(by_id);
         r.all_loaded = true;
         Ok(r)
+    }
+
+    fn modules(&self) -> Result<&Modules> {
+        if let Some(m) = self.modules.get() {
+            return Ok(m);
+        }
+        let paths = self.index.indexed_paths(&Filter::default())?;
+        Ok(self
+            .modules
+            .get_or_init(|| Modules::new(paths, &self.index.location.root)))
     }
 
     pub fn index(&self) -> &'i Index {
@@ -350,7 +367,7 @@ impl<'i> Resolver<'i> {
         for imp in self.imports(&call.path)?.iter() {
             if matches!(lang, "c" | "cpp") {
                 if let ModuleTarget::Files(files) =
-                    self.modules.resolve(&call.path, lang, &imp.source)
+                    self.modules()?.resolve(&call.path, lang, &imp.source)
                 {
                     let found = in_files(site.cands, &files, false);
                     if !found.is_empty() {
@@ -387,7 +404,7 @@ impl<'i> Resolver<'i> {
     /// `orig`, imported from `imp`, called as a bare name.
     fn imported_name(&self, call: &CallRow, imp: &ImportRow, orig: &str) -> Result<Binding> {
         let lang = call.lang.as_str();
-        let files = match self.modules.resolve(&call.path, lang, &imp.source) {
+        let files = match self.modules()?.resolve(&call.path, lang, &imp.source) {
             ModuleTarget::External => return Ok(Binding::External),
             ModuleTarget::Files(f) => f,
         };
@@ -401,7 +418,7 @@ impl<'i> Resolver<'i> {
             for inner in self.imports(file)?.iter() {
                 if inner.names.iter().any(|n| import_entry(n).1 == orig)
                     && let ModuleTarget::Files(next) =
-                        self.modules.resolve(file, lang, &inner.source)
+                        self.modules()?.resolve(file, lang, &inner.source)
                 {
                     let found = in_files(&cands, &next, false);
                     if !found.is_empty() {
@@ -466,20 +483,20 @@ impl<'i> Resolver<'i> {
                     continue;
                 }
                 if orig == "*" {
-                    return Ok(self.in_module(site, &imp.source, None));
+                    return self.in_module(site, &imp.source, None);
                 }
                 // `from shop import util` → `shop.util`; `use crate::cart` → `crate::cart`.
                 let glue = if imp.source.ends_with('.') { "" } else { sep };
                 let as_module = format!("{}{glue}{orig}", imp.source);
                 if let ModuleTarget::Files(files) =
-                    self.modules.resolve(&call.path, lang, &as_module)
+                    self.modules()?.resolve(&call.path, lang, &as_module)
                 {
                     let found = in_files(site.cands, &files, false);
                     if !found.is_empty() {
                         return Ok(Binding::Targets(found, Resolution::Import));
                     }
                 }
-                match self.in_module(site, &imp.source, Some(orig)) {
+                match self.in_module(site, &imp.source, Some(orig))? {
                     // A re-exported type: its methods are found by its name below.
                     Binding::Unknown => break 'imports,
                     found => return Ok(found),
@@ -498,7 +515,7 @@ impl<'i> Resolver<'i> {
                     } else {
                         imp.source.clone()
                     };
-                    return Ok(self.in_module(site, &module, None));
+                    return self.in_module(site, &module, None);
                 }
             }
         }
@@ -515,7 +532,7 @@ impl<'i> Resolver<'i> {
         }
         // 3. A Rust path from the crate, or through a local module.
         if lang == "rust" {
-            if let ModuleTarget::Files(files) = self.modules.resolve(&call.path, lang, &joined) {
+            if let ModuleTarget::Files(files) = self.modules()?.resolve(&call.path, lang, &joined) {
                 let found = in_files(site.cands, &files, false);
                 if let Some(t) = self.of_type(site, Some(last)) {
                     return Ok(Binding::Targets(t, Resolution::Receiver));
@@ -541,30 +558,32 @@ impl<'i> Resolver<'i> {
     }
 
     /// The candidates defined in module `source` (at top level, or in its type `ty`).
-    fn in_module(&self, site: &Site, source: &str, ty: Option<&str>) -> Binding {
-        match self
-            .modules
-            .resolve(&site.call.path, &site.call.lang, source)
-        {
-            ModuleTarget::External => Binding::External,
-            ModuleTarget::Files(files) => {
-                let found: Vec<SymbolRow> = site
-                    .cands
-                    .iter()
-                    .filter(|c| files.contains(&c.path))
-                    .filter(|c| match ty {
-                        Some(ty) => c.container.as_deref().map(container_type) == Some(ty),
-                        None => c.kind != "method",
-                    })
-                    .cloned()
-                    .collect();
-                if found.is_empty() {
-                    Binding::Unknown
-                } else {
-                    Binding::Targets(found, Resolution::Import)
+    fn in_module(&self, site: &Site, source: &str, ty: Option<&str>) -> Result<Binding> {
+        Ok(
+            match self
+                .modules()?
+                .resolve(&site.call.path, &site.call.lang, source)
+            {
+                ModuleTarget::External => Binding::External,
+                ModuleTarget::Files(files) => {
+                    let found: Vec<SymbolRow> = site
+                        .cands
+                        .iter()
+                        .filter(|c| files.contains(&c.path))
+                        .filter(|c| match ty {
+                            Some(ty) => c.container.as_deref().map(container_type) == Some(ty),
+                            None => c.kind != "method",
+                        })
+                        .cloned()
+                        .collect();
+                    if found.is_empty() {
+                        Binding::Unknown
+                    } else {
+                        Binding::Targets(found, Resolution::Import)
+                    }
                 }
-            }
-        }
+            },
+        )
     }
 }
 

@@ -41,37 +41,7 @@ fn words(text: &str, mut emit: impl FnMut(&str)) {
     }
 }
 
-/// Splits an identifier into its lower-cased parts: camelCase, PascalCase,
-/// ACRONYMCase, snake_case, kebab-case and digit runs.
-pub fn split_identifier(word: &str) -> Vec<String> {
-    let mut parts = Vec::new();
-    let chars: Vec<char> = word.chars().collect();
-    let mut cur = String::new();
-    let flush = |cur: &mut String, parts: &mut Vec<String>| {
-        if !cur.is_empty() {
-            parts.push(std::mem::take(cur).to_lowercase());
-        }
-    };
-    for i in 0..chars.len() {
-        let c = chars[i];
-        if c == '_' || c == '-' {
-            flush(&mut cur, &mut parts);
-            continue;
-        }
-        if let Some(&p) = cur.chars().last().as_ref() {
-            let next_lower = chars.get(i + 1).is_some_and(|n| n.is_lowercase());
-            let boundary = (p.is_lowercase() && c.is_uppercase())
-                || (p.is_uppercase() && c.is_uppercase() && next_lower)
-                || (p.is_ascii_digit() != c.is_ascii_digit());
-            if boundary {
-                flush(&mut cur, &mut parts);
-            }
-        }
-        cur.push(c);
-    }
-    flush(&mut cur, &mut parts);
-    parts
-}
+pub use lode_core::ident::split_identifier;
 
 /// Appends the tokens of `text` to `out`, space-separated, for the full-text index.
 pub fn push_tokens(text: &str, out: &mut String) {
@@ -116,22 +86,6 @@ pub fn query_terms(query: &str) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn splits_identifiers() {
-        assert_eq!(
-            split_identifier("parseHTTPConfig2"),
-            ["parse", "http", "config", "2"]
-        );
-        assert_eq!(split_identifier("max_file_size"), ["max", "file", "size"]);
-        assert_eq!(
-            split_identifier("XMLHttpRequest"),
-            ["xml", "http", "request"]
-        );
-        assert_eq!(split_identifier("utf8"), ["utf", "8"]);
-        assert_eq!(split_identifier("__init__"), ["init"]);
-        assert_eq!(split_identifier("simple"), ["simple"]);
-    }
 
     #[test]
     fn index_text_keeps_whole_and_parts() {
