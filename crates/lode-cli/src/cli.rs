@@ -45,6 +45,9 @@ pub enum Command {
     Index {
         /// The repository root (default: as --root).
         path: Option<PathBuf>,
+        /// Walk the whole tree even when no directory changed since the last walk.
+        #[arg(long)]
+        rescan: bool,
         #[command(flatten)]
         common: Common,
     },

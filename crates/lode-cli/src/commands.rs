@@ -47,7 +47,11 @@ fn common(cmd: &Command) -> &Common {
 /// Runs a command; returns the exit status.
 pub fn run(cmd: Command) -> Result<u8> {
     match cmd {
-        Command::Index { path, common } => index(Context::new(common, path.as_deref(), None)?),
+        Command::Index {
+            path,
+            rescan,
+            common,
+        } => index(Context::new(common, path.as_deref(), None)?, rescan),
         Command::Search {
             query,
             path,
@@ -237,7 +241,7 @@ pub(crate) fn emit<T: Serialize>(
     }
 }
 
-fn index(ctx: Context) -> Result<u8> {
+fn index(ctx: Context, rescan: bool) -> Result<u8> {
     let bar = Progress::new();
     let progress = |done: usize, total: usize| bar.update(done, total);
     let note = |m: &str| ctx.note(m);
@@ -246,6 +250,7 @@ fn index(ctx: Context) -> Result<u8> {
         wait_for_lock: true,
         progress: Some(&progress),
         note: &note,
+        rescan,
     };
     let report = lode_index::build(&ctx.location, &opts)?;
     bar.finish();

@@ -6,10 +6,10 @@ use std::time::Instant;
 
 use lode_core::{Config, Error, FileExtract, Language, Result};
 use rayon::prelude::*;
-use rusqlite::{Transaction, params};
+use rusqlite::{OptionalExtension, Transaction, params};
 use serde::Serialize;
 
-use crate::lexical::{ChunkTerms, CollectionStats, PendingPostings};
+use crate::lexical::{ChunkTerms, FieldCounts, LengthSums, PendingPostings};
 use crate::location::{IndexLocation, WriterLock};
 use crate::store::{ManifestEntry, SCHEMA_VERSION, Store};
 use crate::tokens;
@@ -27,6 +27,8 @@ pub struct BuildOptions<'a> {
     pub progress: Option<&'a (dyn Fn(usize, usize) + Sync)>,
     /// One-line notes for the user (waiting on a lock, why a rebuild happens).
     pub note: &'a dyn Fn(&str),
+    /// Walk the whole tree even when the snapshot proves it unchanged.
+    pub rescan: bool,
 }
 
 impl<'a> BuildOptions<'a> {
@@ -37,6 +39,7 @@ impl<'a> BuildOptions<'a> {
             wait_for_lock: false,
             progress: None,
             note: &|_| {},
+            rescan: false,
         }
     }
 }
@@ -65,6 +68,9 @@ pub struct BuildReport {
     pub elapsed_ms: f64,
     /// Why the index was built from scratch, if it was.
     pub rebuilt: Option<String>,
+    /// The file list was proven from the last walk's snapshot by `stat` alone
+    /// (no directory listed; see `lode_index::snapshot`).
+    pub quick_walk: bool,
     pub generation: u64,
 }
 
@@ -142,15 +148,17 @@ pub fn build_with_walk(
     {
         (opts.note)(&format!("rebuilding the index: {reason}"));
     }
+    let manifest = store.manifest()?;
     let walk = match walk {
         Some(w) => w,
-        None => walk::walk(&loc.root, &opts.config.files)?,
+        None if rebuilt.is_some() || opts.rescan => walk::walk(&loc.root, &opts.config.files)?,
+        None => walk_for(&loc.root, &store, &manifest, opts.config)?,
     };
-    let manifest = store.manifest()?;
     let diff = stat_diff(&walk, &manifest);
 
     let mut report = BuildReport {
         rebuilt: rebuilt.clone(),
+        quick_walk: walk.snapshot.is_none(),
         ..BuildReport::default()
     };
     let total = diff.changed.len();
@@ -235,12 +243,26 @@ pub fn build_with_walk(
         }
         Ok(())
         })?;
+        // The collection's lengths move by this build's delta; a new database
+        // (or one without the sums) counts them once.
+        let delta = postings.length_delta();
         postings.write(tx)?;
-        let stats = tx.query_row(
-            "SELECT COUNT(*), COALESCE(AVG(len_name), 0), COALESCE(AVG(len_path), 0), COALESCE(AVG(len_body), 0) FROM chunks",
-            [],
-            |r| Ok(CollectionStats { chunks: r.get::<_, i64>(0)? as f64, avg: [r.get(1)?, r.get(2)?, r.get(3)?] }),
-        )?;
+        let previous = match &rebuilt {
+            None => tx
+                .query_row("SELECT value FROM meta WHERE key = 'lexical_sums'", [], |r| r.get::<_, String>(0))
+                .optional()?
+                .and_then(|v| LengthSums::from_meta(&v)),
+            Some(_) => None,
+        };
+        let sums = match previous {
+            Some(p) => p.plus(delta),
+            None => tx.query_row(
+                "SELECT COUNT(*), COALESCE(SUM(len_name), 0), COALESCE(SUM(len_path), 0), COALESCE(SUM(len_body), 0) FROM chunks",
+                [],
+                |r| Ok(LengthSums { chunks: r.get(0)?, len: [r.get(1)?, r.get(2)?, r.get(3)?] }),
+            )?,
+        };
+        let stats = sums.collection();
         let walk_skipped: BTreeMap<&str, u64> =
             walk.skipped.iter().map(|(r, n)| (r.as_str(), *n)).collect();
         let set = |k: &str, v: &str| {
@@ -250,7 +272,11 @@ pub fn build_with_walk(
             )
             .map(|_| ())
         };
+        set("lexical_sums", &sums.to_meta())?;
         set("lexical_stats", &stats.to_meta())?;
+        if let Some(snapshot) = &walk.snapshot {
+            set("walk_snapshot", &snapshot.to_json())?;
+        }
         set("fingerprint", &fp)?;
         set("vectors", &crate::vectors::fingerprint())?;
         set("lode_version", lode_core::LODE_VERSION)?;
@@ -285,6 +311,66 @@ pub fn build_with_walk(
     report.generation = generation;
     report.elapsed_ms = started.elapsed().as_secs_f64() * 1000.0;
     Ok(report)
+}
+
+/// The walk of an index's tree: proven from its snapshot by `stat` alone when
+/// nothing but file contents changed (see [`crate::snapshot`]), else a full walk.
+pub fn walk_for(
+    root: &std::path::Path,
+    store: &Store,
+    manifest: &HashMap<String, ManifestEntry>,
+    config: &Config,
+) -> Result<WalkReport> {
+    let basis = WalkBasis::load(store)?;
+    walk_with(root, basis.as_ref(), manifest, config)
+}
+
+/// As [`walk_for`], with the snapshot already read (a long-lived reader keeps it).
+pub fn walk_with(
+    root: &std::path::Path,
+    basis: Option<&WalkBasis>,
+    manifest: &HashMap<String, ManifestEntry>,
+    config: &Config,
+) -> Result<WalkReport> {
+    if let Some(basis) = basis
+        && let Some(report) = crate::snapshot::quick_walk(
+            root,
+            &basis.snapshot,
+            manifest,
+            config.files.max_file_size,
+            basis.skipped.clone(),
+        )
+    {
+        return Ok(report);
+    }
+    walk::walk(root, &config.files)
+}
+
+/// What the last full walk recorded, when a quick walk may rely on it.
+#[derive(Clone, Debug)]
+pub struct WalkBasis {
+    snapshot: crate::snapshot::Snapshot,
+    skipped: BTreeMap<SkipReason, u64>,
+}
+
+impl WalkBasis {
+    /// The store's snapshot, or `None` when there is none or a full walk is
+    /// needed anyway: unreadable files are not in the manifest, so only a walk
+    /// sees them come back.
+    pub fn load(store: &Store) -> Result<Option<WalkBasis>> {
+        if !matches!(store.meta("unreadable")?.as_deref(), None | Some("0")) {
+            return Ok(None);
+        }
+        let snapshot = store
+            .meta("walk_snapshot")?
+            .and_then(|t| crate::snapshot::Snapshot::from_json(&t));
+        let skipped = store
+            .meta("walk_skipped")?
+            .and_then(|t| serde_json::from_str(&t).ok());
+        Ok(snapshot
+            .zip(skipped)
+            .map(|(snapshot, skipped)| WalkBasis { snapshot, skipped }))
+    }
 }
 
 fn open_or_create(loc: &IndexLocation, fp: &str) -> Result<(Store, Option<String>)> {
@@ -447,15 +533,30 @@ fn prepare(
 }
 
 fn delete_file(tx: &Transaction, id: i64, postings: &mut PendingPostings) -> rusqlite::Result<()> {
-    let chunks: Vec<i64> = tx
-        .prepare_cached("SELECT id FROM chunks WHERE file_id = ?1")?
-        .query_map([id], |r| r.get(0))?
+    let chunks: Vec<(i64, FieldCounts)> = tx
+        .prepare_cached("SELECT id, len_name, len_path, len_body FROM chunks WHERE file_id = ?1")?
+        .query_map([id], |r| {
+            let len = FieldCounts {
+                name: r.get(1)?,
+                path: r.get(2)?,
+                body: r.get(3)?,
+            };
+            Ok((r.get(0)?, len))
+        })?
         .collect::<rusqlite::Result<_>>()?;
     let terms: Option<Vec<u8>> = tx
-        .prepare_cached("SELECT terms FROM files WHERE id = ?1")?
-        .query_row([id], |r| r.get(0))?;
+        .prepare_cached("SELECT terms FROM file_terms WHERE file_id = ?1")?
+        .query_row([id], |r| r.get(0))
+        .optional()?;
     postings.remove_file(chunks, &String::from_utf8_lossy(&terms.unwrap_or_default()));
-    for table in ["chunks", "symbols", "calls", "imports", "vectors"] {
+    for table in [
+        "chunks",
+        "symbols",
+        "calls",
+        "imports",
+        "vectors",
+        "file_terms",
+    ] {
         tx.prepare_cached(&format!("DELETE FROM {table} WHERE file_id = ?1"))?
             .execute([id])?;
     }
@@ -580,8 +681,8 @@ fn insert_indexed(
         tx.prepare_cached("INSERT INTO vectors(file_id, ids, data) VALUES (?1, ?2, ?3)")?
             .execute(params![file_id, chunk_ids, pf.vectors])?;
     }
-    tx.prepare_cached("UPDATE files SET terms = ?1 WHERE id = ?2")?
-        .execute(params![pf.file_terms.as_bytes(), file_id])?;
+    tx.prepare_cached("INSERT INTO file_terms(file_id, terms) VALUES (?1, ?2)")?
+        .execute(params![file_id, pf.file_terms.as_bytes()])?;
     Ok(())
 }
 

@@ -39,13 +39,15 @@ mod location;
 mod reader;
 mod refresh;
 mod relations;
+pub mod snapshot;
 mod store;
 pub mod tokens;
 pub mod vectors;
 mod walk;
 
 pub use build::{
-    BuildOptions, BuildReport, StatDiff, build, build_with_walk, fingerprint, stat_diff,
+    BuildOptions, BuildReport, StatDiff, WalkBasis, build, build_with_walk, fingerprint, stat_diff,
+    walk_for, walk_with,
 };
 pub use location::{IndexLocation, WriterLock};
 pub use reader::{ChunkRow, FileRow, Filter, Index, IndexStats, LanguageCount, SymbolRow};

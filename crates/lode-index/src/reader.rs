@@ -168,17 +168,23 @@ impl Index {
         if let Some(hit) = self.postings_cache.lock().unwrap().map.get(term) {
             return Ok(Some(hit.clone()));
         }
-        let blob = stmt
-            .query_row([term], |r| r.get::<_, Vec<u8>>(0))
-            .optional()
-            .map_err(|e| self.err(e))?;
-        let Some(blob) = blob else { return Ok(None) };
+        // Blocks come in block order, and chunk ids ascend within and across them.
+        let mut rows = stmt.query([term]).map_err(|e| self.err(e))?;
         let mut list = Vec::new();
-        if lexical::decode(&blob, |p| list.push(p)).is_none() {
-            return Err(Error::IndexCorrupt {
-                path: self.store.path().to_path_buf(),
-                reason: format!("damaged postings for {term:?}"),
-            });
+        let mut found = false;
+        while let Some(row) = rows.next().map_err(|e| self.err(e))? {
+            found = true;
+            let blob = row.get_ref(0).map_err(|e| self.err(e))?;
+            let blob = blob.as_blob().map_err(|e| self.err(e.into()))?;
+            if lexical::decode(blob, |p| list.push(p)).is_none() {
+                return Err(Error::IndexCorrupt {
+                    path: self.store.path().to_path_buf(),
+                    reason: format!("damaged postings for {term:?}"),
+                });
+            }
+        }
+        if !found {
+            return Ok(None);
         }
         let list = Arc::new(list);
         let mut cache = self.postings_cache.lock().unwrap();
@@ -226,7 +232,7 @@ impl Index {
         let mut stmt = self
             .store
             .connection()
-            .prepare_cached("SELECT data FROM postings WHERE term = ?1")
+            .prepare_cached("SELECT data FROM postings WHERE term = ?1 ORDER BY block")
             .map_err(|e| self.err(e))?;
         // Chunk ids are dense row ids: a flat array beats a hash map here.
         let mut scores = vec![0f64; stats.max_chunk_id as usize + 1];
@@ -474,8 +480,9 @@ fn best(mut scored: Vec<(i64, f64)>, limit: usize) -> Vec<(i64, f64)> {
     scored
 }
 
-/// The index's statistics; `by_language` (the costly part) only when asked for.
-pub(crate) fn stats(store: &Store, by_language: bool) -> Result<IndexStats> {
+/// The index's statistics; the costly parts (counts by language, call sites,
+/// imports) only when `full` — a build's report does without them.
+pub(crate) fn stats(store: &Store, full: bool) -> Result<IndexStats> {
     let conn = store.connection();
     let err = |e| sql_err(store.path(), e);
     let count = |sql: &str| {
@@ -487,14 +494,14 @@ pub(crate) fn stats(store: &Store, by_language: bool) -> Result<IndexStats> {
         files: count("SELECT COUNT(*) FROM files WHERE skip_reason IS NULL")?,
         chunks: count("SELECT COUNT(*) FROM chunks")?,
         symbols: count("SELECT COUNT(*) FROM symbols")?,
-        calls: count("SELECT COUNT(*) FROM calls")?,
-        imports: count("SELECT COUNT(*) FROM imports")?,
         lossy_utf8: count("SELECT COUNT(*) FROM files WHERE lossy = 1")?,
         parse_errors: count("SELECT COUNT(*) FROM files WHERE parse_errors = 1")?,
         parse_failed: count("SELECT COUNT(*) FROM files WHERE parse_failed = 1")?,
         ..IndexStats::default()
     };
-    if by_language {
+    if full {
+        s.calls = count("SELECT COUNT(*) FROM calls")?;
+        s.imports = count("SELECT COUNT(*) FROM imports")?;
         let mut stmt = conn
         .prepare(
             // One pass over each table's file index, not a scan per language.

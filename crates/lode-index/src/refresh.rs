@@ -3,7 +3,7 @@
 use lode_core::{Config, Error, Result};
 use serde::Serialize;
 
-use crate::build::{BuildOptions, BuildReport, build_with_walk, fingerprint, stat_diff};
+use crate::build::{BuildOptions, BuildReport, build_with_walk, fingerprint, stat_diff, walk_for};
 use crate::location::{IndexLocation, WriterLock};
 use crate::reader::Index;
 use crate::walk::walk;
@@ -74,6 +74,7 @@ pub fn refresh(loc: &IndexLocation, opts: &RefreshOptions) -> Result<(Index, Fre
         wait_for_lock: wait,
         progress: opts.progress,
         note: opts.note,
+        rescan: false,
     };
     let index = match Index::open(loc) {
         Ok(index) => index,
@@ -85,17 +86,18 @@ pub fn refresh(loc: &IndexLocation, opts: &RefreshOptions) -> Result<(Index, Fre
     };
     let fp_matches =
         index.store().meta("fingerprint")?.as_deref() == Some(fingerprint(opts.config).as_str());
-    let walked = walk(&loc.root, &opts.config.files)?;
-    let changed = if fp_matches {
+    let (walked, changed) = if fp_matches {
         let manifest = index.store().manifest()?;
+        let walked = walk_for(&loc.root, index.store(), &manifest, opts.config)?;
         let diff = stat_diff(&walked, &manifest);
         if diff.is_empty() {
             return Ok((index, Freshness::Fresh));
         }
-        diff.changed.len() + diff.deleted.len()
+        let changed = diff.changed.len() + diff.deleted.len();
+        (walked, changed)
     } else {
         // A rebuild waits for the lock (below), so this count is never reported.
-        0
+        (walk(&loc.root, &opts.config.files)?, 0)
     };
     drop(index);
     match build_with_walk(loc, &build_opts(!fp_matches), Some(walked)) {

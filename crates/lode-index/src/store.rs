@@ -12,7 +12,7 @@ use lode_core::{Error, Result};
 use rusqlite::{Connection, OpenFlags, OptionalExtension, params};
 
 /// Bump when the schema changes; an index of another version is rebuilt.
-pub const SCHEMA_VERSION: u32 = 3;
+pub const SCHEMA_VERSION: u32 = 4;
 
 const SCHEMA: &str = r#"
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -27,9 +27,11 @@ CREATE TABLE files (
     lossy INTEGER NOT NULL,
     parse_errors INTEGER NOT NULL,
     parse_failed INTEGER NOT NULL,
-    skip_reason TEXT,
-    terms BLOB
+    skip_reason TEXT
 );
+-- A file's distinct terms (which postings its removal touches), apart from
+-- `files` so that reading the manifest does not page through them.
+CREATE TABLE file_terms (file_id INTEGER PRIMARY KEY, terms BLOB NOT NULL);
 CREATE TABLE symbols (
     id INTEGER PRIMARY KEY,
     file_id INTEGER NOT NULL,
@@ -77,7 +79,7 @@ CREATE TABLE chunks (
     len_body INTEGER NOT NULL
 );
 CREATE INDEX chunks_file ON chunks(file_id);
-CREATE TABLE postings (term TEXT PRIMARY KEY, df INTEGER NOT NULL, data BLOB NOT NULL) WITHOUT ROWID;
+CREATE TABLE postings (term TEXT NOT NULL, block INTEGER NOT NULL, df INTEGER NOT NULL, data BLOB NOT NULL, PRIMARY KEY (term, block)) WITHOUT ROWID;
 CREATE TABLE vectors (file_id INTEGER PRIMARY KEY, ids BLOB NOT NULL, data BLOB NOT NULL);
 "#;
 

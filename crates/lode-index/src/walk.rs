@@ -8,6 +8,8 @@ use globset::{Glob, GlobSet, GlobSetBuilder};
 use lode_core::{Error, FilePolicy, Result};
 use serde::{Deserialize, Serialize};
 
+use crate::snapshot::{self, Snapshot};
+
 /// Why a file was left out of the index.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -75,6 +77,9 @@ pub struct WalkedFile {
 pub struct WalkReport {
     pub files: Vec<WalkedFile>,
     pub skipped: BTreeMap<SkipReason, u64>,
+    /// What a full walk saw that lets the next refresh skip walking
+    /// (`None` for a walk proven by [`crate::snapshot::quick_walk`]).
+    pub snapshot: Option<Snapshot>,
 }
 
 impl WalkReport {
@@ -174,6 +179,9 @@ const BINARY_EXTENSIONS: &[&str] = &[
 /// git repository), `.ignore` and the global git excludes; it follows symlinks
 /// only while they stay inside the root. Files are returned sorted by path.
 pub fn walk(root: &Path, policy: &FilePolicy) -> Result<WalkReport> {
+    let started_ns = std::time::SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as i64);
     let root_canon = root.canonicalize().map_err(|e| Error::io(root, e))?;
     let include = globset(&policy.include)?;
     let exclude = globset(&policy.exclude)?;
@@ -199,6 +207,9 @@ pub fn walk(root: &Path, policy: &FilePolicy) -> Result<WalkReport> {
     // Directories reached through a symlink: files under them are aliases.
     let linked_dirs = std::sync::Arc::new(std::sync::Mutex::new(Vec::<PathBuf>::new()));
     let linked_dirs_in_filter = linked_dirs.clone();
+    // Ignore files inside the tree: the snapshot watches them.
+    let ignore_files = std::sync::Arc::new(std::sync::Mutex::new(Vec::<PathBuf>::new()));
+    let ignore_files_in_filter = ignore_files.clone();
     builder.filter_entry(move |entry| {
         if entry.depth() == 0 {
             return true;
@@ -206,6 +217,12 @@ pub fn walk(root: &Path, policy: &FilePolicy) -> Result<WalkReport> {
         let name = entry.file_name().to_string_lossy();
         if name == ".git" {
             return false;
+        }
+        if name == ".gitignore" || name == ".ignore" {
+            ignore_files_in_filter
+                .lock()
+                .unwrap()
+                .push(entry.path().to_path_buf());
         }
         let outside = entry.path_is_symlink()
             && entry
@@ -264,9 +281,15 @@ pub fn walk(root: &Path, policy: &FilePolicy) -> Result<WalkReport> {
     let mut candidates = Vec::new();
     // Files reached through a symlink, with the root-relative path they lead to.
     let mut aliases: Vec<(WalkedFile, Option<String>)> = Vec::new();
+    let mut snap = Snapshot::default();
     for outcome in seen.into_inner().unwrap() {
         match outcome {
             Seen::Skip(reason) => report.skip(reason),
+            Seen::Dir(rel, mtime) => snap.dirs.push((rel, mtime)),
+            Seen::TooLarge(abs, state) => {
+                report.skip(SkipReason::TooLarge);
+                snap.watched.push((abs, Some(state)));
+            }
             Seen::File(f) => candidates.push(f),
             Seen::Alias(f, target) => aliases.push((f, target)),
             Seen::Nothing => {}
@@ -296,6 +319,14 @@ pub fn walk(root: &Path, policy: &FilePolicy) -> Result<WalkReport> {
         candidates.truncate(policy.max_files);
     }
     report.files = candidates;
+    let mut watched: Vec<PathBuf> = std::mem::take(&mut *ignore_files.lock().unwrap());
+    watched.extend(snapshot::global_watch_list(&root_canon));
+    for path in watched {
+        let state = snapshot::stat(&path);
+        snap.watched.push((path, state));
+    }
+    snap.settle(started_ns);
+    report.snapshot = Some(snap);
     Ok(report)
 }
 
@@ -326,6 +357,10 @@ fn globset(globs: &[String]) -> Result<Option<GlobSet>> {
 /// What the walk made of one entry.
 enum Seen {
     Skip(SkipReason),
+    /// A directory entered, root-relative, with its mtime.
+    Dir(String, i64),
+    /// Skipped for its size alone: the snapshot watches it (absolute path, size, mtime).
+    TooLarge(PathBuf, (u64, i64)),
     File(WalkedFile),
     /// Reached through a symlink: the file and the root-relative path it leads to.
     Alias(WalkedFile, Option<String>),
@@ -346,6 +381,19 @@ fn classify(result: Result<ignore::DirEntry, ignore::Error>, ctx: &EntryContext)
     let Ok(entry) = result else {
         return Seen::Skip(SkipReason::Unreadable);
     };
+    if entry.file_type().is_some_and(|t| t.is_dir()) {
+        // Followed through symlinks: a linked directory's own mtime is what changes.
+        let (Some((_, mtime)), Ok(rel)) = (
+            snapshot::stat(entry.path()),
+            entry.path().strip_prefix(ctx.root),
+        ) else {
+            return Seen::Nothing;
+        };
+        let rel = rel
+            .to_string_lossy()
+            .replace(std::path::MAIN_SEPARATOR, "/");
+        return Seen::Dir(rel, mtime);
+    }
     if entry.depth() == 0 || !entry.file_type().is_some_and(|t| t.is_file()) {
         return Seen::Nothing;
     }
@@ -373,7 +421,7 @@ fn classify(result: Result<ignore::DirEntry, ignore::Error>, ctx: &EntryContext)
         return Seen::Skip(SkipReason::Unreadable);
     };
     if meta.len() > ctx.max_file_size {
-        return Seen::Skip(SkipReason::TooLarge);
+        return Seen::TooLarge(abs, (meta.len(), snapshot::mtime_ns(&meta)));
     }
     let mtime_ns = meta
         .modified()

@@ -4,16 +4,17 @@
 //! Keeping it open keeps its caches (decoded postings, vectors) warm. The
 //! check is the test `lode_index::refresh` makes — same fingerprint, and
 //! every file the walk admits has the size and mtime the index recorded —
-//! run against the fingerprint and file list read once when the index was
-//! opened. The walk runs on a second thread while the query runs on the kept
-//! index; the answer stands when the walk finds nothing changed, otherwise
-//! `lode_index::refresh` updates the index and the query runs again. So a
-//! warm call costs the longer of the two, not their sum.
+//! run against the fingerprint, file list and walk snapshot read once when
+//! the index was opened (the walk is usually the quick, stat-only one; see
+//! `lode_index::snapshot`). The walk runs on a second thread while the query
+//! runs on the kept index; the answer stands when the walk finds nothing
+//! changed, otherwise `lode_index::refresh` updates the index and the query
+//! runs again. So a warm call costs the longer of the two, not their sum.
 
 use std::collections::HashMap;
 
 use lode_core::{Config, Result};
-use lode_index::{Index, IndexLocation, ManifestEntry, RefreshOptions};
+use lode_index::{Index, IndexLocation, ManifestEntry, RefreshOptions, WalkBasis};
 
 pub(crate) struct OpenIndex {
     index: Index,
@@ -22,6 +23,7 @@ pub(crate) struct OpenIndex {
     data_version: i64,
     fingerprint: Option<String>,
     manifest: HashMap<String, ManifestEntry>,
+    walk_basis: Option<WalkBasis>,
 }
 
 impl OpenIndex {
@@ -30,6 +32,7 @@ impl OpenIndex {
             data_version: data_version(&index)?,
             fingerprint: index.store().meta("fingerprint")?,
             manifest: index.store().manifest()?,
+            walk_basis: WalkBasis::load(index.store())?,
             index,
         })
     }
@@ -51,9 +54,9 @@ impl OpenIndex {
         config: &Config,
         f: &impl Fn(&Index) -> Result<T>,
     ) -> Result<(Result<T>, bool)> {
-        let (root, files) = (&loc.root, &config.files);
+        let (root, basis, manifest) = (&loc.root, self.walk_basis.as_ref(), &self.manifest);
         std::thread::scope(|s| {
-            let walk = s.spawn(move || lode_index::walk(root, files));
+            let walk = s.spawn(move || lode_index::walk_with(root, basis, manifest, config));
             let answer = f(&self.index);
             let walked = walk
                 .join()

@@ -1,0 +1,178 @@
+//! The quick stat pass: proving the set of files unchanged without walking.
+//!
+//! A full walk lists every directory and matches every entry against the
+//! ignore rules; on a large tree that is most of a refresh (terraform: 2,572
+//! directories, ≈55 ms, about what `rg --files` takes). But a directory's
+//! mtime changes whenever an entry is added to it, removed or renamed, and
+//! the rules only change when an ignore file does. So a full walk records a
+//! [`Snapshot`] — every directory it entered with its mtime, and the files
+//! whose change could change the walk's answer (ignore files inside and above
+//! the root, the git excludes and config, files skipped only for their size)
+//! — and [`quick_walk`] later `stat`s those plus the indexed files. If every
+//! directory and watched file is as recorded, the walk would list the same
+//! files: the indexed files with their current size and mtime are the walk.
+//! Anything else (a directory changed, a watched file changed, an indexed
+//! file vanished or outgrew the size cap, files that were unreadable) falls
+//! back to the full walk, which records a new snapshot.
+//!
+//! Timestamps are coarse (a kernel tick): an entry added in the same tick as
+//! a directory's recorded mtime would leave it unchanged. As git does with
+//! "racily clean" entries, a directory or watched file modified within
+//! [`RACY_NS`] of the walk is recorded as unknown, so the next refresh walks.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+use std::time::UNIX_EPOCH;
+
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use crate::store::ManifestEntry;
+use crate::walk::{SkipReason, WalkReport, WalkedFile};
+
+/// Modified this close to the walk (or after it), a timestamp proves nothing.
+pub const RACY_NS: i64 = 1_000_000_000;
+
+/// A recorded timestamp that never matches (see [`RACY_NS`]).
+const UNKNOWN: i64 = i64::MIN;
+
+/// What a full walk saw that decides whether the next one would differ.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Snapshot {
+    /// Every directory the walk entered, root-relative (`""` is the root), with its mtime.
+    pub dirs: Vec<(String, i64)>,
+    /// Files outside the indexed set whose change could change the walk:
+    /// absolute path and `(size, mtime)`, `None` when absent.
+    pub watched: Vec<(PathBuf, Option<(u64, i64)>)>,
+}
+
+impl Snapshot {
+    /// Marks timestamps too close to `walk_started_ns` as unknown.
+    pub fn settle(&mut self, walk_started_ns: i64) {
+        let racy = |t: &mut i64| {
+            if *t >= walk_started_ns - RACY_NS {
+                *t = UNKNOWN;
+            }
+        };
+        for (_, t) in &mut self.dirs {
+            racy(t);
+        }
+        for (_, state) in &mut self.watched {
+            if let Some((_, t)) = state {
+                racy(t);
+            }
+        }
+        self.dirs.sort();
+        self.watched.sort();
+    }
+
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).unwrap_or_default()
+    }
+
+    pub fn from_json(text: &str) -> Option<Snapshot> {
+        serde_json::from_str(text).ok()
+    }
+}
+
+/// `(size, mtime_ns)` of `path`, following symlinks; `None` if it is not there.
+pub fn stat(path: &Path) -> Option<(u64, i64)> {
+    let meta = std::fs::metadata(path).ok()?;
+    Some((meta.len(), mtime_ns(&meta)))
+}
+
+pub fn mtime_ns(meta: &std::fs::Metadata) -> i64 {
+    meta.modified()
+        .ok()
+        .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
+        .map_or(0, |d| d.as_nanos() as i64)
+}
+
+/// Files outside the tree that shape every walk: the ignore files of the
+/// root's ancestors, the repository's `info/exclude`, and the global git
+/// excludes and config (which may name another excludes file).
+pub fn global_watch_list(root: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for dir in root.ancestors().skip(1) {
+        out.push(dir.join(".gitignore"));
+        out.push(dir.join(".ignore"));
+    }
+    out.push(root.join(".git/info/exclude"));
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    let xdg = std::env::var_os("XDG_CONFIG_HOME")
+        .map(PathBuf::from)
+        .or_else(|| home.as_ref().map(|h| h.join(".config")));
+    if let Some(x) = xdg {
+        out.push(x.join("git/ignore"));
+        out.push(x.join("git/config"));
+    }
+    if let Some(h) = home {
+        out.push(h.join(".gitconfig"));
+    }
+    out
+}
+
+/// The walk's answer proven from `snapshot` by `stat` alone, or `None` when
+/// something changed that only a full walk can judge. `skipped` is the last
+/// full walk's count of skipped files, which an unchanged tree keeps.
+pub fn quick_walk(
+    root: &Path,
+    snapshot: &Snapshot,
+    manifest: &HashMap<String, ManifestEntry>,
+    max_file_size: u64,
+    skipped: BTreeMap<SkipReason, u64>,
+) -> Option<WalkReport> {
+    let root = root.canonicalize().ok()?;
+    let dirs_same = snapshot.dirs.par_iter().all(|(rel, recorded)| {
+        *recorded != UNKNOWN && stat(&root.join(rel)).is_some_and(|(_, t)| t == *recorded)
+    });
+    if !dirs_same {
+        return None;
+    }
+    let watched_same = snapshot.watched.par_iter().all(|(path, recorded)| {
+        recorded.is_none_or(|(_, t)| t != UNKNOWN) && stat(path) == *recorded
+    });
+    if !watched_same {
+        return None;
+    }
+    let mut files: Vec<WalkedFile> = manifest
+        .par_iter()
+        .map(|(path, _)| {
+            let abs = root.join(path);
+            let (size, mtime_ns) = stat(&abs)?;
+            (size <= max_file_size).then(|| WalkedFile {
+                path: path.clone(),
+                abs,
+                size,
+                mtime_ns,
+            })
+        })
+        .collect::<Option<Vec<_>>>()?;
+    files.sort_by(|a, b| a.path.cmp(&b.path));
+    Some(WalkReport {
+        files,
+        skipped,
+        snapshot: None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn racy_timestamps_are_recorded_as_unknown() {
+        let mut s = Snapshot {
+            dirs: vec![("old".into(), 1_000), ("new".into(), 5_000_000_000)],
+            watched: vec![
+                (PathBuf::from("/x"), Some((3, 5_000_000_000))),
+                (PathBuf::from("/y"), None),
+            ],
+        };
+        s.settle(5_500_000_000);
+        assert_eq!(s.dirs, vec![("new".into(), UNKNOWN), ("old".into(), 1_000)]);
+        assert_eq!(s.watched[0].1, Some((3, UNKNOWN)));
+        assert_eq!(s.watched[1].1, None);
+        assert_eq!(Snapshot::from_json(&s.to_json()), Some(s));
+    }
+}

@@ -1,0 +1,186 @@
+//! The quick stat pass must give the answer a full walk would: every change a
+//! walk can see either shows up through `stat` or sends the refresh back to a
+//! full walk.
+
+use std::fs;
+use std::path::Path;
+use std::time::{Duration, SystemTime};
+
+use lode_core::Config;
+use lode_index::{BuildOptions, BuildReport, IndexLocation, build};
+
+/// Sets the mtime of every file and directory under `root` (and `root`) an hour
+/// back, so the snapshot's timestamps are not "racy".
+fn age(root: &Path) {
+    let old = SystemTime::now() - Duration::from_secs(3600);
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(p) = stack.pop() {
+        if p.is_dir() {
+            for e in fs::read_dir(&p).unwrap() {
+                stack.push(e.unwrap().path());
+            }
+        }
+        fs::File::open(&p).unwrap().set_modified(old).unwrap();
+    }
+}
+
+/// Rewrites a file in place (the directory's mtime does not change).
+fn rewrite(path: &Path, text: &str) {
+    use std::io::Write;
+    let mut f = fs::OpenOptions::new()
+        .write(true)
+        .truncate(true)
+        .open(path)
+        .unwrap();
+    f.write_all(text.as_bytes()).unwrap();
+}
+
+struct Fixture {
+    _tmp: tempfile::TempDir,
+    root: std::path::PathBuf,
+    loc: IndexLocation,
+    config: Config,
+}
+
+impl Fixture {
+    fn new() -> Fixture {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().join("repo");
+        fs::create_dir_all(root.join("src/deep")).unwrap();
+        fs::write(root.join("src/a.py"), "def alpha():\n    return 1\n").unwrap();
+        fs::write(root.join("src/deep/b.py"), "def beta():\n    return 2\n").unwrap();
+        fs::write(root.join(".gitignore"), "build/\n").unwrap();
+        fs::create_dir_all(root.join("build")).unwrap();
+        fs::write(root.join("build/gen.py"), "def generated():\n    pass\n").unwrap();
+        let mut config = Config::default();
+        config.files.max_file_size = 200;
+        let loc = IndexLocation::resolve(&root, Some(&tmp.path().join("cache"))).unwrap();
+        Fixture {
+            _tmp: tmp,
+            root,
+            loc,
+            config,
+        }
+    }
+
+    fn build(&self) -> BuildReport {
+        build(&self.loc, &BuildOptions::quiet(&self.config)).unwrap()
+    }
+
+    fn indexed(&self) -> Vec<String> {
+        let index = lode_index::Index::open(&self.loc).unwrap();
+        let mut paths: Vec<String> = index.store().manifest().unwrap().into_keys().collect();
+        paths.sort();
+        paths
+    }
+
+    fn has_symbol(&self, name: &str) -> bool {
+        let index = lode_index::Index::open(&self.loc).unwrap();
+        !index.symbols_named(name).unwrap().is_empty()
+    }
+}
+
+#[test]
+fn an_edit_in_place_is_seen_without_a_walk() {
+    let f = Fixture::new();
+    age(&f.root);
+    assert!(!f.build().quick_walk, "the first build walks");
+    rewrite(
+        &f.root.join("src/deep/b.py"),
+        "def gamma():\n    return 3\n",
+    );
+    let report = f.build();
+    assert!(report.quick_walk, "only a file's content changed");
+    assert_eq!(report.parsed, 1);
+    assert!(f.has_symbol("gamma") && !f.has_symbol("beta"));
+    // Nothing changed: still no walk, nothing parsed.
+    let report = f.build();
+    assert!(report.quick_walk);
+    assert_eq!(report.parsed, 0);
+}
+
+#[test]
+fn a_new_or_deleted_file_sends_the_refresh_to_a_full_walk() {
+    let f = Fixture::new();
+    age(&f.root);
+    f.build();
+    fs::write(f.root.join("src/deep/c.py"), "def delta():\n    pass\n").unwrap();
+    let report = f.build();
+    assert!(!report.quick_walk, "src/deep changed");
+    assert!(f.has_symbol("delta"));
+    age(&f.root);
+    f.build();
+    fs::remove_file(f.root.join("src/a.py")).unwrap();
+    let report = f.build();
+    assert!(!report.quick_walk);
+    assert!(!f.indexed().contains(&"src/a.py".to_string()));
+}
+
+#[test]
+fn an_ignore_file_edited_in_place_sends_the_refresh_to_a_full_walk() {
+    let f = Fixture::new();
+    age(&f.root);
+    f.build();
+    assert!(!f.indexed().iter().any(|p| p.starts_with("build/")));
+    assert!(f.indexed().contains(&"src/deep/b.py".to_string()));
+    // Stop ignoring build/, ignore src/deep/ instead; the root's mtime stays.
+    rewrite(&f.root.join(".gitignore"), "src/deep/\n");
+    let report = f.build();
+    assert!(!report.quick_walk);
+    let indexed = f.indexed();
+    assert!(indexed.contains(&"build/gen.py".to_string()), "{indexed:?}");
+    assert!(
+        !indexed.contains(&"src/deep/b.py".to_string()),
+        "{indexed:?}"
+    );
+}
+
+#[test]
+fn a_file_skipped_for_size_that_shrinks_is_found() {
+    let f = Fixture::new();
+    let big = f.root.join("src/big.py");
+    fs::write(
+        &big,
+        format!("def huge():\n    pass\n{}", "#\n".repeat(200)),
+    )
+    .unwrap();
+    age(&f.root);
+    f.build();
+    assert!(!f.has_symbol("huge"));
+    rewrite(&big, "def huge():\n    pass\n");
+    let report = f.build();
+    assert!(!report.quick_walk, "a watched file changed");
+    assert!(f.has_symbol("huge"));
+    // An indexed file that outgrows the cap leaves the index.
+    age(&f.root);
+    f.build();
+    rewrite(
+        &big,
+        &format!("def huge():\n    pass\n{}", "#\n".repeat(200)),
+    );
+    let report = f.build();
+    assert!(!report.quick_walk);
+    assert!(!f.has_symbol("huge"));
+}
+
+#[test]
+fn directories_changed_just_before_the_walk_are_not_trusted() {
+    let f = Fixture::new();
+    // No aging: every directory was modified within the racy window.
+    f.build();
+    let report = f.build();
+    assert!(!report.quick_walk, "racy timestamps force a walk");
+    age(&f.root);
+    f.build();
+    assert!(f.build().quick_walk);
+}
+
+#[test]
+fn rescan_walks_even_when_nothing_changed() {
+    let f = Fixture::new();
+    age(&f.root);
+    f.build();
+    let mut opts = BuildOptions::quiet(&f.config);
+    opts.rescan = true;
+    assert!(!build(&f.loc, &opts).unwrap().quick_walk);
+}
