@@ -216,6 +216,9 @@ pub enum Command {
         #[arg(long, default_value_t = lode_mcp::DEFAULT_MAX_OPEN as u16, value_name = "N",
               value_parser = clap::value_parser!(u16).range(1..))]
         max_open: u16,
+        /// Do not watch the repositories: every call checks the tree with a stat pass.
+        #[arg(long)]
+        no_watch: bool,
         #[command(flatten)]
         common: Common,
     },

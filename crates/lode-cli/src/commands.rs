@@ -154,8 +154,9 @@ pub fn run(cmd: Command) -> Result<u8> {
         Command::Mcp {
             max_chars,
             max_open,
+            no_watch,
             common,
-        } => crate::mcp::run(common, max_chars, max_open),
+        } => crate::mcp::run(common, max_chars, max_open, !no_watch),
         Command::Gateway { common } => crate::gateway::run(&common),
         Command::Bench {
             what:

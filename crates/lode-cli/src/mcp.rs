@@ -11,7 +11,7 @@ use lode_core::{Config, Error, Result};
 use crate::cli::Common;
 use crate::context;
 
-pub fn run(common: Common, max_chars: usize, max_open: u16) -> Result<u8> {
+pub fn run(common: Common, max_chars: usize, max_open: u16, watch: bool) -> Result<u8> {
     let mut roots = roots();
     if roots.is_empty() {
         roots.push(context::discover_root(None)?);
@@ -25,6 +25,7 @@ pub fn run(common: Common, max_chars: usize, max_open: u16) -> Result<u8> {
         config,
         cache_dir: common.cache_dir,
         no_refresh: common.no_refresh,
+        watch,
         max_open: max_open.into(),
         max_chars,
     })?;

@@ -354,6 +354,11 @@ pub struct WalkBasis {
 }
 
 impl WalkBasis {
+    /// The directories the last full walk entered, root-relative (`""`: the root).
+    pub fn dirs(&self) -> impl Iterator<Item = &str> {
+        self.snapshot.dirs.iter().map(|(d, _)| d.as_str())
+    }
+
     /// The store's snapshot, or `None` when there is none or a full walk is
     /// needed anyway: unreadable files are not in the manifest, so only a walk
     /// sees them come back.

@@ -46,6 +46,7 @@ mod open;
 mod repos;
 mod server;
 mod tools;
+mod watch;
 
 pub use answer::Answer;
 pub use error::ToolError;
@@ -73,6 +74,9 @@ pub struct Options {
     pub cache_dir: Option<PathBuf>,
     /// Answer from the index as it is, without the stat pass.
     pub no_refresh: bool,
+    /// Watch each open repository so that calls skip the stat pass while
+    /// nothing changes (see `watch`).
+    pub watch: bool,
     /// At most this many open indexes (at least 1).
     pub max_open: usize,
     /// Cap on each result, in characters (at least 200).
@@ -86,6 +90,7 @@ impl Options {
             config: Config::default(),
             cache_dir: None,
             no_refresh: false,
+            watch: true,
             max_open: DEFAULT_MAX_OPEN,
             max_chars: DEFAULT_MAX_CHARS,
         }

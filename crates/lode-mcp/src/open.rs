@@ -24,6 +24,9 @@ pub(crate) struct OpenIndex {
     fingerprint: Option<String>,
     manifest: HashMap<String, ManifestEntry>,
     walk_basis: Option<WalkBasis>,
+    /// The watch generation at which the tree was last found to match this
+    /// index (see `crate::watch`); `None`: not known to match.
+    pub(crate) checked: Option<u64>,
 }
 
 impl OpenIndex {
@@ -33,6 +36,7 @@ impl OpenIndex {
             fingerprint: index.store().meta("fingerprint")?,
             manifest: index.store().manifest()?,
             walk_basis: WalkBasis::load(index.store())?,
+            checked: None,
             index,
         })
     }
@@ -41,6 +45,12 @@ impl OpenIndex {
     fn is_current(&self, loc: &IndexLocation) -> bool {
         loc.current_db().as_deref() == Some(self.index.store().path())
             && data_version(&self.index).ok() == Some(self.data_version)
+    }
+
+    /// The directories a watcher should watch (absolute), when the last walk recorded them.
+    pub(crate) fn watch_dirs(&self, root: &std::path::Path) -> Option<Vec<std::path::PathBuf>> {
+        let basis = self.walk_basis.as_ref()?;
+        Some(basis.dirs().map(|d| root.join(d)).collect())
     }
 
     fn same_config(&self, config: &Config) -> bool {

@@ -5,12 +5,13 @@
 use std::cell::RefCell;
 use std::path::{Component, Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard};
 
 use lode_core::Config;
 use lode_index::{Index, IndexLocation, RefreshOptions};
 
 use crate::open::{self, OpenIndex};
+use crate::watch::Watch;
 use crate::{Options, ToolError};
 
 /// The repositories one server answers for.
@@ -18,6 +19,7 @@ pub struct Repos {
     repos: Vec<Repo>,
     config: Config,
     no_refresh: bool,
+    watch: bool,
     max_open: usize,
     /// Repositories with an open index, least recently used first.
     recent: Mutex<Vec<usize>>,
@@ -26,13 +28,18 @@ pub struct Repos {
 /// One served repository.
 ///
 /// Its open index sits behind a mutex: calls take it in turn (an [`Index`]
-/// holds a SQLite connection, `Send` but not `Sync`), and a file watcher can
-/// later take the same lock to update the index and swap it.
+/// holds a SQLite connection, `Send` but not `Sync`), and the watcher's
+/// debounce thread takes the same lock to bring the index up to date.
 pub struct Repo {
     pub location: IndexLocation,
-    open: Mutex<Option<OpenIndex>>,
-    /// How many times an index was opened for this repository.
-    opens: AtomicU64,
+    open: Arc<Mutex<Option<OpenIndex>>>,
+    /// Started with the index, stopped when it is closed.
+    watch: Mutex<Option<Arc<Watch>>>,
+    /// How many times an index was opened for this repository (by a call or
+    /// by the watcher's thread).
+    opens: Arc<AtomicU64>,
+    /// How many calls checked the tree (the stat pass) before answering.
+    checks: AtomicU64,
 }
 
 /// Where a call points: a repository and a path inside it.
@@ -54,8 +61,10 @@ impl Repos {
             if repos.iter().all(|r| r.location.root != location.root) {
                 repos.push(Repo {
                     location,
-                    open: Mutex::new(None),
-                    opens: AtomicU64::new(0),
+                    open: Arc::new(Mutex::new(None)),
+                    watch: Mutex::new(None),
+                    opens: Arc::new(AtomicU64::new(0)),
+                    checks: AtomicU64::new(0),
                 });
             }
         }
@@ -66,6 +75,7 @@ impl Repos {
             repos,
             config: options.config.clone(),
             no_refresh: options.no_refresh,
+            watch: options.watch && !options.no_refresh,
             max_open: options.max_open.max(1),
             recent: Mutex::new(Vec::new()),
         })
@@ -151,7 +161,8 @@ impl Repos {
     /// Runs `f` on repository `i`'s index as the tree is now (unless
     /// `no_refresh`). Returns `f`'s answer and the notes of the refresh. `f`
     /// may run twice: once on the kept index while the stat pass runs, and
-    /// again after a refresh if the tree changed.
+    /// again after a refresh if the tree changed. A watched repository with
+    /// no event since its index was last checked skips the stat pass.
     pub fn query<T>(
         &self,
         i: usize,
@@ -159,22 +170,41 @@ impl Repos {
     ) -> Result<(T, Vec<String>), ToolError> {
         let repo = &self.repos[i];
         let mut open = repo.lock();
+        // Read under the lock that guards `checked`, and before the check: an
+        // event during the check leaves the next call unsure.
+        let generation = repo.watch_generation();
         let answer = (|| {
             let (config, warnings) = self.config.for_root(&repo.location.root)?;
             let notes = RefCell::new(warnings);
             let note = |m: &str| notes.borrow_mut().push(m.to_string());
+            let unchanged =
+                generation.is_some() && open.as_ref().is_some_and(|o| o.checked == generation);
             let opts = RefreshOptions {
                 config: &config,
-                no_refresh: self.no_refresh,
+                no_refresh: self.no_refresh || unchanged,
                 progress: None,
                 note: &note,
             };
+            if !opts.no_refresh {
+                repo.checks.fetch_add(1, Ordering::Relaxed);
+            }
             let (answer, reopened) = open::query(&mut open, &repo.location, &opts, f)?;
             if reopened {
                 repo.opens.fetch_add(1, Ordering::Relaxed);
             }
+            if let Some(o) = open.as_mut().filter(|_| !opts.no_refresh) {
+                o.checked = generation;
+            }
             Ok((answer, notes.into_inner()))
         })();
+        // Still under the lock: a call must not see `checked` before the
+        // watch covers the directories this refresh found.
+        if self.watch && open.is_some() {
+            let dirs = open
+                .as_ref()
+                .and_then(|o| o.watch_dirs(&repo.location.root));
+            self.ensure_watch(i, dirs);
+        }
         // Counted for the LRU whether the call succeeded or not.
         let is_open = open.is_some();
         drop(open);
@@ -182,6 +212,60 @@ impl Repos {
             self.touch(i);
         }
         answer
+    }
+
+    /// Starts repository `i`'s watcher if it has none, or points it at `dirs`
+    /// (a refresh may have walked new directories).
+    fn ensure_watch(&self, i: usize, dirs: Option<Vec<std::path::PathBuf>>) {
+        let repo = &self.repos[i];
+        let mut watch = repo.watch.lock().unwrap_or_else(|p| p.into_inner());
+        let Some(dirs) = dirs else {
+            // No snapshot (e.g. the last walk met unreadable files): calls check the tree.
+            *watch = None;
+            return;
+        };
+        if let Some(w) = watch.as_ref() {
+            w.sync(dirs);
+            return;
+        }
+        let (open, loc, user_config, opens) = (
+            repo.open.clone(),
+            repo.location.clone(),
+            self.config.clone(),
+            repo.opens.clone(),
+        );
+        let check = move |generation: Option<u64>, watch_dirs: &dyn Fn(Vec<PathBuf>)| {
+            // A call holding the index checks the tree itself if it must;
+            // waiting here would stall the events its barrier waits for.
+            let mut open = match open.try_lock() {
+                Ok(guard) => guard,
+                Err(_) => return,
+            };
+            // Closed since (evicted): nothing to keep fresh.
+            if open.is_none() {
+                return;
+            }
+            let Ok((config, _)) = user_config.for_root(&loc.root) else {
+                return;
+            };
+            let opts = RefreshOptions::new(&config);
+            match open::query(&mut open, &loc, &opts, |_| Ok(())) {
+                Ok((_, reopened)) => {
+                    if reopened {
+                        opens.fetch_add(1, Ordering::Relaxed);
+                    }
+                }
+                Err(_) => return,
+            }
+            if let Some(o) = open.as_mut() {
+                if let Some(dirs) = o.watch_dirs(&loc.root) {
+                    watch_dirs(dirs);
+                }
+                o.checked = generation;
+            }
+        };
+        let barriers = repo.location.dir.join("watch");
+        *watch = Watch::start(&repo.location.root, barriers, dirs, check).map(Arc::new);
     }
 
     /// Marks `i` as just used and closes the least recently used indexes
@@ -198,6 +282,10 @@ impl Repos {
         // closed when that call ends.
         for j in evicted {
             *self.repos[j].lock() = None;
+            *self.repos[j]
+                .watch
+                .lock()
+                .unwrap_or_else(|p| p.into_inner()) = None;
         }
     }
 }
@@ -209,16 +297,37 @@ impl Repo {
         self.opens.load(Ordering::Relaxed)
     }
 
-    /// The open index. A call that panicked poisons the lock; the index it
-    /// left may be mid-way, so it is dropped and reopened.
-    fn lock(&self) -> MutexGuard<'_, Option<OpenIndex>> {
-        self.open.lock().unwrap_or_else(|poisoned| {
-            self.open.clear_poison();
-            let mut guard = poisoned.into_inner();
-            *guard = None;
-            guard
-        })
+    /// How many calls checked the tree before answering (the others were
+    /// answered on the watcher's word that nothing changed).
+    pub fn checks(&self) -> u64 {
+        self.checks.load(Ordering::Relaxed)
     }
+
+    /// Whether a watcher runs for this repository (and trusts its events).
+    pub fn is_watched(&self) -> bool {
+        self.watch_generation().is_some()
+    }
+
+    fn watch_generation(&self) -> Option<u64> {
+        // Not under the `watch` lock: the barrier may wait a little.
+        let watch = self.watch.lock().unwrap_or_else(|p| p.into_inner()).clone();
+        watch.and_then(|w| w.generation())
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Option<OpenIndex>> {
+        lock_open(&self.open)
+    }
+}
+
+/// The open index. A call that panicked poisons the lock; the index it
+/// left may be mid-way, so it is dropped and reopened.
+fn lock_open(open: &Mutex<Option<OpenIndex>>) -> MutexGuard<'_, Option<OpenIndex>> {
+    open.lock().unwrap_or_else(|poisoned| {
+        open.clear_poison();
+        let mut guard = poisoned.into_inner();
+        *guard = None;
+        guard
+    })
 }
 
 /// `a/./b/../c` → `a/c`, without touching the file system.
@@ -302,6 +411,83 @@ mod tests {
         assert_eq!((t.repo, t.rel.as_deref()), (1, Some("m.go")));
     }
 
+    /// Polls `done` for up to 10 s (a loaded CI machine is slow to debounce).
+    fn eventually(mut done: impl FnMut() -> bool) -> bool {
+        let start = std::time::Instant::now();
+        while start.elapsed() < std::time::Duration::from_secs(10) {
+            if done() {
+                return true;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        false
+    }
+
+    #[test]
+    fn a_watched_repository_skips_the_stat_pass_until_something_changes() {
+        let a = tempfile::tempdir().unwrap();
+        let cache = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(a.path().join("src")).unwrap();
+        std::fs::write(a.path().join("src/a.py"), "def alpha(): pass\n").unwrap();
+        let r = repos(&[a.path()], cache.path());
+        let has = |r: &Repos, name: &str| {
+            let name = name.to_string();
+            r.query(0, move |i| Ok(!i.symbols_named(&name)?.is_empty()))
+                .unwrap()
+                .0
+        };
+        assert!(has(&r, "alpha"));
+        assert!(r.repo(0).is_watched());
+        // The watch starts after the first call: the second checks once more.
+        assert!(has(&r, "alpha"));
+        let checks = r.repo(0).checks();
+        for _ in 0..3 {
+            assert!(has(&r, "alpha"));
+        }
+        assert_eq!(r.repo(0).checks(), checks, "no event: no stat pass");
+
+        // An edit is seen by the very next call (the barrier), whether the
+        // call or the debounce thread brings the index up to date.
+        std::fs::write(a.path().join("src/a.py"), "def beta(): pass\n").unwrap();
+        assert!(has(&r, "beta") && !has(&r, "alpha"));
+        // Once the debounce thread has caught up, calls skip the check again.
+        assert!(eventually(|| {
+            let before = r.repo(0).checks();
+            has(&r, "beta") && r.repo(0).checks() == before
+        }));
+
+        // A new directory: its files are seen, and so are later edits in it.
+        std::fs::create_dir_all(a.path().join("src/new")).unwrap();
+        std::fs::write(a.path().join("src/new/g.py"), "def gamma(): pass\n").unwrap();
+        assert!(has(&r, "gamma"));
+        assert!(eventually(|| {
+            let before = r.repo(0).checks();
+            has(&r, "gamma") && r.repo(0).checks() == before
+        }));
+        std::fs::write(a.path().join("src/new/g.py"), "def delta(): pass\n").unwrap();
+        assert!(has(&r, "delta") && !has(&r, "gamma"));
+
+        // A deletion.
+        std::fs::remove_file(a.path().join("src/new/g.py")).unwrap();
+        assert!(!has(&r, "delta"));
+    }
+
+    #[test]
+    fn without_a_watch_every_call_checks_the_tree() {
+        let a = tempfile::tempdir().unwrap();
+        let cache = tempfile::tempdir().unwrap();
+        std::fs::write(a.path().join("a.py"), "def alpha(): pass\n").unwrap();
+        let mut o = Options::new(vec![a.path().to_path_buf()]);
+        o.cache_dir = Some(cache.path().to_path_buf());
+        o.watch = false;
+        let r = Repos::new(&o).unwrap();
+        for _ in 0..3 {
+            r.query(0, |_| Ok(())).unwrap();
+        }
+        assert!(!r.repo(0).is_watched());
+        assert_eq!(r.repo(0).checks(), 3);
+    }
+
     #[test]
     fn indexes_open_on_first_use_and_the_least_recent_closes() {
         let a = tempfile::tempdir().unwrap();
@@ -329,7 +515,11 @@ mod tests {
         let a = tempfile::tempdir().unwrap();
         let cache = tempfile::tempdir().unwrap();
         std::fs::write(a.path().join("a.py"), "def alpha(): pass\n").unwrap();
-        let r = repos(&[a.path()], cache.path());
+        // The stat pass's own behaviour: no watcher thread refreshing between calls.
+        let mut o = Options::new(vec![a.path().to_path_buf()]);
+        o.cache_dir = Some(cache.path().to_path_buf());
+        o.watch = false;
+        let r = Repos::new(&o).unwrap();
         let files = |r: &Repos| r.query(0, |i| Ok(i.stats()?.files)).unwrap().0;
         assert_eq!(files(&r), 1);
         assert_eq!(files(&r), 1);
