@@ -774,9 +774,9 @@ mod tests {
         let big = "x".repeat(MAX_FILE_BYTES + 1);
         let e = code(json!({ "a.py": big }));
         assert!(e.contains("over the limit") && e.len() < 200, "{e}");
-        let quarter = "x".repeat(MAX_TOTAL_BYTES / 4 + 1);
-        let many: serde_json::Map<String, Value> = (0..4)
-            .map(|i| (format!("f{i}.txt"), Value::String(quarter.clone())))
+        let fifth = "x".repeat(MAX_TOTAL_BYTES / 5 + 1);
+        let many: serde_json::Map<String, Value> = (0..5)
+            .map(|i| (format!("f{i}.txt"), Value::String(fifth.clone())))
             .collect();
         assert!(code(Value::Object(many)).contains("in all"));
         let too_many: serde_json::Map<String, Value> = (0..=MAX_FILES)
