@@ -355,40 +355,44 @@ pub fn prepare(overlay: &Overlay, config: &Config) -> Result<Staged> {
     Ok(Staged { layer, info })
 }
 
+/// What the indexer would make of `text` at `path`: skipped by the path
+/// policy, or whatever `prepare_content` makes of it.
+fn prepare_text(
+    path: &str,
+    text: &str,
+    config: &Config,
+    selected: &Option<Vec<lode_core::Language>>,
+) -> Result<Prepared> {
+    let policy = &config.files;
+    Ok(
+        match crate::walk::path_reason(path, text.len() as u64, policy)? {
+            Some(reason) => Prepared::Skip {
+                hash: [0; 32],
+                reason,
+                lang: lode_parse::detect(
+                    std::path::Path::new(path),
+                    &text.as_bytes()[..text.len().min(512)],
+                ),
+            },
+            None => {
+                let hash = *blake3::hash(text.as_bytes()).as_bytes();
+                let bytes = text.as_bytes().to_vec();
+                prepare_content(path, bytes, hash, selected, policy.vendored)
+            }
+        },
+    )
+}
+
 impl OverlayLayer {
     fn build(overlay: &Overlay, config: &Config, key: String) -> Result<OverlayLayer> {
         let selected = selected_languages(config)?;
-        let policy = &config.files;
         // Parse in parallel, as the indexer does; assemble in path order.
-        let prepared: Vec<(&String, Option<(&String, Result<Prepared>)>)> = overlay
+        let prepared: Vec<Option<Result<Prepared>>> = overlay
             .files
             .par_iter()
             .map(|(path, content)| {
-                let parsed = content.as_ref().map(|text| {
-                    let skip = crate::walk::path_reason(path, text.len() as u64, policy);
-                    let prepared = skip.map(|reason| match reason {
-                        Some(reason) => Prepared::Skip {
-                            hash: [0; 32],
-                            reason,
-                            lang: lode_parse::detect(
-                                std::path::Path::new(path),
-                                &text.as_bytes()[..text.len().min(512)],
-                            ),
-                        },
-                        None => {
-                            let hash = *blake3::hash(text.as_bytes()).as_bytes();
-                            prepare_content(
-                                path,
-                                text.clone().into_bytes(),
-                                hash,
-                                &selected,
-                                policy.vendored,
-                            )
-                        }
-                    });
-                    (text, prepared)
-                });
-                (path, parsed)
+                let text = content.as_ref()?;
+                Some(prepare_text(path, text, config, &selected))
             })
             .collect();
         let mut layer = OverlayLayer {
@@ -402,8 +406,9 @@ impl OverlayLayer {
             content_bytes: overlay.content_bytes(),
         };
         let mut vectors_ok = true;
-        for (file_no, (path, parsed)) in prepared.into_iter().enumerate() {
-            let Some((text, prepared)) = parsed else {
+        let files = overlay.files.iter().zip(prepared);
+        for (file_no, ((path, content), prepared)) in files.enumerate() {
+            let (Some(text), Some(prepared)) = (content, prepared) else {
                 layer.entries.insert(path.clone(), Entry::Deleted);
                 continue;
             };
