@@ -39,6 +39,15 @@ pub struct Common {
     pub root: Option<PathBuf>,
 }
 
+/// `--overlay`: files a session holds that are not on disk.
+#[derive(Args, Debug, Clone, Default)]
+pub struct OverlayArg {
+    /// Answer as if these changes were on disk: a JSON object {"path": "content" | null}
+    /// (paths relative to the root; null: deleted); `-` reads it from stdin.
+    #[arg(long, value_name = "FILE.json")]
+    pub overlay: Option<PathBuf>,
+}
+
 #[derive(Subcommand, Debug)]
 pub enum Command {
     /// Build or update the index of a repository.
@@ -66,6 +75,8 @@ pub enum Command {
         /// Lexical ranking only (BM25F and the rerank, no embeddings).
         #[arg(long)]
         lexical: bool,
+        #[command(flatten)]
+        overlay: OverlayArg,
         #[command(flatten)]
         common: Common,
     },
@@ -113,6 +124,8 @@ pub enum Command {
         #[arg(long, value_name = "LANG")]
         lang: Vec<String>,
         #[command(flatten)]
+        overlay: OverlayArg,
+        #[command(flatten)]
         common: Common,
     },
     /// The symbols of a file as a tree, with signatures and line spans; of a
@@ -123,6 +136,8 @@ pub enum Command {
         /// For a directory: at most this many symbols in all.
         #[arg(long, default_value_t = 400)]
         max_symbols: usize,
+        #[command(flatten)]
+        overlay: OverlayArg,
         #[command(flatten)]
         common: Common,
     },
@@ -141,6 +156,8 @@ pub enum Command {
         #[arg(long, value_name = "PATH")]
         path: Option<PathBuf>,
         #[command(flatten)]
+        overlay: OverlayArg,
+        #[command(flatten)]
         common: Common,
     },
     /// A symbol's full body with line numbers, signature and doc.
@@ -153,6 +170,8 @@ pub enum Command {
         /// Also list its direct callers and callees.
         #[arg(long)]
         callgraph: bool,
+        #[command(flatten)]
+        overlay: OverlayArg,
         #[command(flatten)]
         common: Common,
     },

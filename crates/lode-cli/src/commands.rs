@@ -58,9 +58,10 @@ pub fn run(cmd: Command) -> Result<u8> {
             top_k,
             lang,
             lexical,
+            overlay,
             common,
         } => {
-            let ctx = Context::new(common, None, None)?;
+            let ctx = Context::new(common, None, None)?.with_overlay(&overlay)?;
             let filter = filter(&ctx, path.as_deref(), &lang)?;
             search(
                 ctx,
@@ -98,9 +99,10 @@ pub fn run(cmd: Command) -> Result<u8> {
             ignore_case,
             max_lines,
             lang,
+            overlay,
             common,
         } => {
-            let ctx = Context::new(common, None, None)?;
+            let ctx = Context::new(common, None, None)?.with_overlay(&overlay)?;
             let filter = filter(&ctx, path.as_deref(), &lang)?;
             grep(
                 ctx,
@@ -115,9 +117,10 @@ pub fn run(cmd: Command) -> Result<u8> {
         Command::Outline {
             file,
             max_symbols,
+            overlay,
             common,
         } => {
-            let ctx = Context::new(common, None, Some(&file))?;
+            let ctx = Context::new(common, None, Some(&file))?.with_overlay(&overlay)?;
             outline(ctx, &file, max_symbols)
         }
         Command::Callers {
@@ -125,9 +128,10 @@ pub fn run(cmd: Command) -> Result<u8> {
             direction,
             depth,
             path,
+            overlay,
             common,
         } => crate::graph::callers(
-            Context::new(common, None, None)?,
+            Context::new(common, None, None)?.with_overlay(&overlay)?,
             &symbol,
             direction,
             depth as usize,
@@ -137,9 +141,10 @@ pub fn run(cmd: Command) -> Result<u8> {
             symbol,
             path,
             callgraph,
+            overlay,
             common,
         } => crate::graph::show(
-            Context::new(common, None, None)?,
+            Context::new(common, None, None)?.with_overlay(&overlay)?,
             &symbol,
             path.as_deref(),
             callgraph,
@@ -210,7 +215,7 @@ pub(crate) fn filter(
     let path_prefix = match path {
         Some(p) => {
             let rel = ctx.relative_to_root(p)?;
-            if !ctx.location.root.join(&rel).exists() {
+            if !ctx.location.root.join(&rel).exists() && !ctx.overlay_touches(&rel) {
                 return Err(Error::NoSuchPath(p.to_path_buf()));
             }
             Some(rel)
@@ -233,10 +238,16 @@ pub(crate) fn emit<T: Serialize>(
     text: impl FnOnce() -> String,
 ) {
     if ctx.common.json {
-        print(&format!(
-            "{}\n",
-            render::json(command, body, ctx.take_notes())
-        ));
+        let notes = ctx.take_notes();
+        let line = match ctx.overlay_info() {
+            None => render::json(command, body, notes),
+            Some(info) => {
+                let mut body = serde_json::to_value(body).unwrap_or_default();
+                body["overlay"] = serde_json::to_value(info).unwrap_or_default();
+                render::json(command, &body, notes)
+            }
+        };
+        print(&format!("{line}\n"));
     } else {
         print(&text());
     }
@@ -290,6 +301,7 @@ fn search(ctx: Context, query: &str, opts: SearchOptions) -> Result<u8> {
         return Err(Error::BadQuery("empty query".into()));
     }
     let index = ctx.open_fresh()?;
+    let _over = ctx.overlay_over(&index)?;
     let results = lode_search::search(&index, query, &opts)?;
     emit(&ctx, "search", &results, || render::search_text(&results));
     Ok(if results.hits.is_empty() { 1 } else { 0 })
@@ -299,6 +311,7 @@ fn grep(ctx: Context, regex: &str, opts: GrepOptions) -> Result<u8> {
     // Bad input fails before any indexing work.
     lode_search::validate_regex(regex)?;
     let index = ctx.open_fresh()?;
+    let _over = ctx.overlay_over(&index)?;
     let results = lode_search::grep(&index, regex, &opts)?;
     emit(&ctx, "grep", &results, || render::grep_text(&results));
     Ok(if results.groups.is_empty() { 1 } else { 0 })
@@ -307,19 +320,26 @@ fn grep(ctx: Context, regex: &str, opts: GrepOptions) -> Result<u8> {
 fn outline(ctx: Context, file: &std::path::Path, max_symbols: usize) -> Result<u8> {
     let rel = ctx.relative_to_root(file)?;
     let abs = ctx.location.root.join(&rel);
-    if !abs.exists() {
+    // A path only the overlay has: a file when it names one, else a directory of them.
+    let is_dir = if abs.exists() {
+        abs.is_dir()
+    } else if ctx.overlay_touches(&rel) {
+        !ctx.overlay_has_file(&rel)
+    } else {
         return Err(Error::NoSuchPath(file.to_path_buf()));
-    }
-    if abs.is_dir() {
+    };
+    if is_dir {
         let index = ctx.open_fresh()?;
+        let _over = ctx.overlay_over(&index)?;
         let o = lode_search::outline_dir(&index, &rel, max_symbols)?;
         emit(&ctx, "outline", &o, || render::dir_outline_text(&o));
         return Ok(0);
     }
-    if !abs.is_file() {
+    if abs.exists() && !abs.is_file() {
         return Err(Error::NotAFile(file.to_path_buf()));
     }
     let index = ctx.open_fresh()?;
+    let _over = ctx.overlay_over(&index)?;
     let o = lode_search::outline(&index, &rel)?;
     emit(&ctx, "outline", &o, || render::outline_text(&o));
     Ok(0)

@@ -6,16 +6,24 @@ use std::path::{Path, PathBuf};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use lode_core::{Config, Error, Result};
+use lode_index::overlay::{Overlay, OverlayGuard, OverlayInfo};
 use lode_index::{Index, IndexLocation, RefreshOptions};
 
-use crate::cli::Common;
+use crate::cli::{Common, OverlayArg};
 
 pub struct Context {
     pub common: Common,
     pub config: Config,
     pub location: IndexLocation,
     pub notes: std::cell::RefCell<Vec<String>>,
+    /// `--overlay`, validated.
+    overlay: Option<Overlay>,
+    /// What the answer says about the overlay, once it is over the index.
+    overlay_info: std::cell::RefCell<Option<OverlayInfo>>,
 }
+
+/// The most bytes an `--overlay` file may have (its content, JSON-escaped).
+const MAX_OVERLAY_FILE: u64 = 4 * lode_index::overlay::MAX_TOTAL_BYTES as u64;
 
 impl Context {
     /// Resolves the root (`explicit`, `--root`, or discovered from `near`) and loads the config.
@@ -36,6 +44,8 @@ impl Context {
             config,
             location,
             notes: Default::default(),
+            overlay: None,
+            overlay_info: Default::default(),
         };
         for w in warnings {
             ctx.note(&w);
@@ -44,6 +54,69 @@ impl Context {
             ctx.note(&note);
         }
         Ok(ctx)
+    }
+
+    /// Reads and validates `--overlay` (before any index work: bad input fails first).
+    pub fn with_overlay(mut self, arg: &OverlayArg) -> Result<Context> {
+        let Some(path) = &arg.overlay else {
+            return Ok(self);
+        };
+        use std::io::Read;
+        let mut text = String::new();
+        let read = if path.as_os_str() == "-" {
+            std::io::stdin()
+                .take(MAX_OVERLAY_FILE + 1)
+                .read_to_string(&mut text)
+        } else {
+            std::fs::File::open(path)
+                .and_then(|f| f.take(MAX_OVERLAY_FILE + 1).read_to_string(&mut text))
+        };
+        read.map_err(|e| match e.kind() {
+            std::io::ErrorKind::InvalidData => {
+                Error::BadOverlay(format!("{}: not UTF-8 text", path.display()))
+            }
+            _ => Error::io(path, e),
+        })?;
+        if text.len() as u64 > MAX_OVERLAY_FILE {
+            return Err(Error::BadOverlay(format!(
+                "{}: over {MAX_OVERLAY_FILE} bytes",
+                path.display()
+            )));
+        }
+        self.overlay = Some(Overlay::parse(&text)?);
+        Ok(self)
+    }
+
+    /// Whether `--overlay` names `rel` or a file under it.
+    pub fn overlay_touches(&self, rel: &str) -> bool {
+        self.overlay.as_ref().is_some_and(|o| o.touches(rel))
+    }
+
+    /// Whether `--overlay` names the file `rel` (with content or deleted).
+    pub fn overlay_has_file(&self, rel: &str) -> bool {
+        self.overlay
+            .as_ref()
+            .is_some_and(|o| o.files().contains_key(rel))
+    }
+
+    /// Puts `--overlay` over `index` until the guard drops (nothing without one).
+    pub fn overlay_over<'i>(&self, index: &'i Index) -> Result<Option<OverlayGuard<'i>>> {
+        let Some(overlay) = &self.overlay else {
+            return Ok(None);
+        };
+        let staged = lode_index::overlay::prepare(overlay, &self.config)?;
+        for s in &staged.info.skipped {
+            self.note(&format!(
+                "overlay file {} is not indexed ({})",
+                s.path, s.reason
+            ));
+        }
+        *self.overlay_info.borrow_mut() = Some(staged.info);
+        index.overlay(staged.layer).map(Some)
+    }
+
+    pub fn overlay_info(&self) -> Option<OverlayInfo> {
+        self.overlay_info.borrow().clone()
     }
 
     /// A one-line note: on stderr for text output, in the JSON `notes` otherwise.

@@ -23,6 +23,7 @@ pub fn callers(
 ) -> Result<u8> {
     let prefix = path_prefix(&ctx, path)?;
     let index = ctx.open_fresh()?;
+    let _over = ctx.overlay_over(&index)?;
     let sym = find_symbol(&index, symbol, prefix.as_deref())?;
     let resolver = Resolver::new(&index)?;
     let direction = match direction {
@@ -37,6 +38,7 @@ pub fn callers(
 pub fn show(ctx: Context, symbol: &str, path: Option<&Path>, callgraph: bool) -> Result<u8> {
     let prefix = path_prefix(&ctx, path)?;
     let index = ctx.open_fresh()?;
+    let _over = ctx.overlay_over(&index)?;
     // `FILE:LINE` names a file the user typed: make it root-relative.
     let query = match symbol.rsplit_once(':') {
         Some((file, line)) if line.parse::<u32>().is_ok() && !file.ends_with(':') => {

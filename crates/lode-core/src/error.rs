@@ -17,6 +17,7 @@ pub enum ErrorCode {
     Locked,
     NotFound,
     Ambiguous,
+    BadOverlay,
 }
 
 impl ErrorCode {
@@ -33,6 +34,7 @@ impl ErrorCode {
             ErrorCode::Locked => "lode.locked",
             ErrorCode::NotFound => "lode.not_found",
             ErrorCode::Ambiguous => "lode.ambiguous",
+            ErrorCode::BadOverlay => "lode.bad_overlay",
         }
     }
 
@@ -43,7 +45,8 @@ impl ErrorCode {
             | ErrorCode::BadQuery
             | ErrorCode::BadConfig
             | ErrorCode::NotFound
-            | ErrorCode::Ambiguous => 2,
+            | ErrorCode::Ambiguous
+            | ErrorCode::BadOverlay => 2,
             ErrorCode::NoIndex | ErrorCode::IndexCorrupt => 3,
             ErrorCode::Io | ErrorCode::CacheUnwritable => 4,
             ErrorCode::Locked => 5,
@@ -79,6 +82,10 @@ pub enum Error {
     /// A name that several definitions share; the message lists them.
     #[error("{0}")]
     Ambiguous(String),
+    /// An overlay (changes not on disk) that cannot be used: not an object of
+    /// root-relative paths to strings or null, or over a size cap.
+    #[error("bad overlay: {0}")]
+    BadOverlay(String),
     #[error("{}: {source}", .path.display())]
     Io {
         path: PathBuf,
@@ -109,6 +116,7 @@ impl Error {
             Error::Locked { .. } => ErrorCode::Locked,
             Error::NotFound(_) => ErrorCode::NotFound,
             Error::Ambiguous(_) => ErrorCode::Ambiguous,
+            Error::BadOverlay(_) => ErrorCode::BadOverlay,
             Error::Io { .. } => ErrorCode::Io,
         }
     }

@@ -57,12 +57,10 @@ fn neighbour(s: &SymbolRow, e: &Edge) -> Neighbour {
 }
 
 impl Resolver<'_> {
-    /// The body of `sym` read from the tree, and with `graph` its direct callers and callees.
+    /// The body of `sym` read from the tree (or the overlay over the index),
+    /// and with `graph` its direct callers and callees.
     pub fn show(&self, sym: &SymbolRow, graph: bool) -> Result<Shown> {
-        let root = &self.index().location.root;
-        let text = std::fs::read(root.join(&sym.path))
-            .map(|b| String::from_utf8_lossy(&b).into_owned())
-            .unwrap_or_default();
+        let text = self.index().file_text(&sym.path).unwrap_or_default();
         let all: Vec<&str> = text
             .lines()
             .skip(sym.start_line.saturating_sub(1) as usize)

@@ -411,7 +411,7 @@ fn open_or_create(loc: &IndexLocation, fp: &str) -> Result<(Store, Option<String
     Ok((Store::create(&path)?, Some(reason)))
 }
 
-fn selected_languages(config: &Config) -> Result<Option<Vec<Language>>> {
+pub(crate) fn selected_languages(config: &Config) -> Result<Option<Vec<Language>>> {
     if config.index.languages.is_empty() {
         return Ok(None);
     }
@@ -428,21 +428,21 @@ fn selected_languages(config: &Config) -> Result<Option<Vec<Language>>> {
         .map(Some)
 }
 
-struct PreparedFile {
+pub(crate) struct PreparedFile {
     hash: [u8; 32],
-    lang: Language,
-    lines: u32,
+    pub(crate) lang: Language,
+    pub(crate) lines: u32,
     lossy: bool,
-    extract: FileExtract,
+    pub(crate) extract: FileExtract,
     /// Per chunk, its terms by field.
-    chunk_terms: Vec<ChunkTerms>,
+    pub(crate) chunk_terms: Vec<ChunkTerms>,
     /// The file's distinct terms, `\n`-separated: what its removal must touch.
     file_terms: String,
     /// The chunks' vectors, stored form, concatenated in chunk order.
-    vectors: Vec<u8>,
+    pub(crate) vectors: Vec<u8>,
 }
 
-enum Prepared {
+pub(crate) enum Prepared {
     Unreadable,
     Unchanged,
     Skip {
@@ -466,10 +466,19 @@ fn prepare(
     if prev.is_some_and(|m| m.hash == hash) {
         return Prepared::Unchanged;
     }
-    let lang = lode_parse::detect(
-        std::path::Path::new(&file.path),
-        &bytes[..bytes.len().min(512)],
-    );
+    prepare_content(&file.path, bytes, hash, selected, vendored)
+}
+
+/// What the indexer makes of a file's content (read from disk, or given by
+/// an overlay): skipped for a reason, or parsed, tokenized and embedded.
+pub(crate) fn prepare_content(
+    path: &str,
+    bytes: Vec<u8>,
+    hash: [u8; 32],
+    selected: &Option<Vec<Language>>,
+    vendored: bool,
+) -> Prepared {
+    let lang = lode_parse::detect(std::path::Path::new(path), &bytes[..bytes.len().min(512)]);
     if let Some(reason) = walk::content_reason(&bytes, vendored) {
         return Prepared::Skip { hash, reason, lang };
     }
@@ -489,7 +498,7 @@ fn prepare(
     };
     let extract = lode_parse::extract(lang, &text);
     let lines = lode_parse::LineIndex::new(&text).line_count();
-    let path_tokens = tokens::index_text(&file.path);
+    let path_tokens = tokens::index_text(path);
     let chunk_terms: Vec<ChunkTerms> = extract
         .chunks
         .iter()
@@ -514,7 +523,7 @@ fn prepare(
                 .map(|&s| extract.symbols[s as usize].name.as_str())
                 .collect();
             let body = &text[c.span.start_byte as usize..c.span.end_byte as usize];
-            crate::vectors::chunk_text(&file.path, &names.join(" "), body)
+            crate::vectors::chunk_text(path, &names.join(" "), body)
         })
         .collect();
     let vectors = crate::vectors::embed(&texts.iter().map(String::as_str).collect::<Vec<_>>());

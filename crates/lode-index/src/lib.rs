@@ -17,6 +17,9 @@
 //!   call sites and imports the call graph (`lode-graph`) resolves.
 //! - [`refresh()`] is what every query calls first: a stat pass, and an
 //!   incremental build when something changed.
+//! - [`overlay`] puts files a session holds but has not written (new,
+//!   edited, deleted) over an open [`Index`] for one query, parsed as the
+//!   indexer would and cached by their hash; the database is never written.
 //!
 //! ```no_run
 //! use lode_core::Config;
@@ -36,6 +39,7 @@
 mod build;
 pub mod lexical;
 mod location;
+pub mod overlay;
 mod reader;
 mod refresh;
 mod relations;

@@ -1,5 +1,6 @@
 //! Reading an index: lexical candidates, chunks, symbols and statistics.
 
+use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -9,6 +10,7 @@ use serde::Serialize;
 
 use crate::lexical::{self, Bm25Params, CollectionStats, Posting};
 use crate::location::IndexLocation;
+use crate::overlay::{self, Active};
 use crate::store::{Store, sql_err};
 
 /// An index opened for reading. Every read sees one committed state.
@@ -18,6 +20,8 @@ pub struct Index {
     stats_cache: OnceLock<LexicalStats>,
     vectors_cache: OnceLock<(Vec<i64>, Vec<u8>)>,
     postings_cache: Mutex<PostingsCache>,
+    /// An overlay over this index for the current query (`Index::overlay`).
+    overlay: RefCell<Option<Arc<Active>>>,
 }
 
 /// What BM25 needs of the whole collection, per open index.
@@ -117,6 +121,24 @@ pub struct Filter {
     pub languages: Vec<String>,
 }
 
+impl Filter {
+    /// Whether a file at `path` in language `lang` passes the filter.
+    pub fn admits(&self, path: &str, lang: &str) -> bool {
+        let prefix = self
+            .path_prefix
+            .as_deref()
+            .map(|p| p.trim_end_matches('/'))
+            .filter(|p| !p.is_empty());
+        let under = prefix.is_none_or(|p| {
+            path == p
+                || path
+                    .strip_prefix(p)
+                    .is_some_and(|rest| rest.starts_with('/'))
+        });
+        under && (self.languages.is_empty() || self.languages.iter().any(|l| l == lang))
+    }
+}
+
 pub(crate) const SYMBOL_COLUMNS: &str = "s.id, s.parent, f.path, s.name, s.kind, s.container, s.start_line, s.end_line, s.signature, s.doc";
 
 pub(crate) fn symbol_row(r: &rusqlite::Row, at: usize) -> rusqlite::Result<SymbolRow> {
@@ -147,7 +169,12 @@ impl Index {
             stats_cache: OnceLock::new(),
             vectors_cache: OnceLock::new(),
             postings_cache: Mutex::new(PostingsCache::default()),
+            overlay: RefCell::new(None),
         })
+    }
+
+    pub(crate) fn overlay_slot(&self) -> &RefCell<Option<Arc<Active>>> {
+        &self.overlay
     }
 
     pub fn store(&self) -> &Store {
@@ -229,6 +256,11 @@ impl Index {
         }
         let stats = self.lexical_stats()?;
         let allowed = self.allowed_chunks(filter)?;
+        let over = self.active_overlay();
+        let collection = match &over {
+            Some(o) => o.collection(stats.collection),
+            None => stats.collection,
+        };
         let mut stmt = self
             .store
             .connection()
@@ -237,24 +269,43 @@ impl Index {
         // Chunk ids are dense row ids: a flat array beats a hash map here.
         let mut scores = vec![0f64; stats.max_chunk_id as usize + 1];
         let mut touched: Vec<i64> = Vec::new();
+        // Overlay chunks (negative ids) are scored on the same scale, aside.
+        let mut overlay_scores: BTreeMap<i64, f64> = BTreeMap::new();
         for term in terms {
-            let Some(postings) = self.postings(&mut stmt, term)? else {
+            let disk = self.postings(&mut stmt, term)?;
+            let disk = disk.as_deref().map_or(&[][..], Vec::as_slice);
+            let extra = over.as_ref().map_or(&[][..], |o| o.postings(term));
+            if disk.is_empty() && extra.is_empty() {
                 continue;
+            }
+            let df = match &over {
+                None => disk.len(),
+                Some(o) => disk.iter().filter(|p| !o.masks_chunk(p.chunk)).count() + extra.len(),
             };
-            let idf = params.idf(&stats.collection, postings.len() as f64);
-            for p in postings.iter() {
+            let idf = params.idf(&collection, df as f64);
+            for p in disk {
                 let slot = p.chunk as usize;
-                if slot < scores.len() && allowed.as_ref().is_none_or(|a| a.contains(&p.chunk)) {
+                if slot < scores.len()
+                    && allowed.as_ref().is_none_or(|a| a.contains(&p.chunk))
+                    && over.as_ref().is_none_or(|o| !o.masks_chunk(p.chunk))
+                {
                     if scores[slot] == 0.0 {
                         touched.push(p.chunk);
                     }
-                    scores[slot] += params.score(&stats.collection, idf, p);
+                    scores[slot] += params.score(&collection, idf, p);
+                }
+            }
+            if let Some(o) = &over {
+                for p in extra.iter().filter(|p| o.admits_chunk(filter, p.chunk)) {
+                    *overlay_scores.entry(p.chunk).or_default() +=
+                        params.score(&collection, idf, p);
                 }
             }
         }
         let ranked: Vec<(i64, f64)> = touched
             .into_iter()
             .map(|id| (id, scores[id as usize]))
+            .chain(overlay_scores)
             .collect();
         Ok(best(ranked, limit))
     }
@@ -268,10 +319,20 @@ impl Index {
         let stride = crate::vectors::stride();
         let allowed = self.allowed_chunks(filter)?;
         let (ids, data) = self.vectors()?;
+        let over = self.active_overlay();
         let mut scored: Vec<(i64, f64)> = Vec::with_capacity(ids.len());
         for (id, v) in ids.iter().zip(data.chunks_exact(stride)) {
-            if allowed.as_ref().is_none_or(|a| a.contains(id)) {
+            if allowed.as_ref().is_none_or(|a| a.contains(id))
+                && over.as_ref().is_none_or(|o| !o.masks_chunk(*id))
+            {
                 scored.push((*id, f64::from(q.score(v))));
+            }
+        }
+        if let Some(o) = &over {
+            for (id, v) in o.vectors(stride) {
+                if o.admits_chunk(filter, id) {
+                    scored.push((id, f64::from(q.score(v))));
+                }
             }
         }
         Ok(best(scored, limit))
@@ -342,6 +403,11 @@ impl Index {
         if ids.is_empty() {
             return Ok(Vec::new());
         }
+        let over = if ids.iter().any(|&id| id < 0) {
+            self.active_overlay()
+        } else {
+            None
+        };
         // One statement for all ids (integers, so the list is safe to inline).
         let list = ids.iter().map(i64::to_string).collect::<Vec<_>>().join(",");
         let mut stmt = self
@@ -376,11 +442,21 @@ impl Index {
             let row = row.map_err(|e| self.err(e))?;
             by_id.insert(row.id, row);
         }
+        if let Some(o) = &over {
+            for &id in ids.iter().filter(|&&id| id < 0) {
+                if let Some(c) = o.chunk(id) {
+                    by_id.insert(id, c.clone());
+                }
+            }
+        }
         Ok(ids.iter().filter_map(|id| by_id.remove(id)).collect())
     }
 
     /// A file's row, if the index has it.
     pub fn file(&self, path: &str) -> Result<Option<FileRow>> {
+        if let Some(row) = self.active_overlay().and_then(|o| o.file(path)) {
+            return Ok(row);
+        }
         self.store
             .connection()
             .prepare_cached(
@@ -404,6 +480,9 @@ impl Index {
 
     /// The symbols of one file, in source order (outer before inner).
     pub fn file_symbols(&self, path: &str) -> Result<Vec<SymbolRow>> {
+        if let Some(rows) = self.active_overlay().and_then(|o| o.file_symbols(path)) {
+            return Ok(rows);
+        }
         let mut stmt = self
             .store
             .connection()
@@ -428,24 +507,17 @@ impl Index {
         let rows = stmt
             .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))
             .map_err(|e| self.err(e))?;
-        let prefix = filter
-            .path_prefix
-            .as_deref()
-            .map(|p| p.trim_end_matches('/'))
-            .filter(|p| !p.is_empty());
         let mut out = Vec::new();
         for row in rows {
             let (path, lang) = row.map_err(|e| self.err(e))?;
-            let under = prefix.is_none_or(|p| {
-                path == p
-                    || path
-                        .strip_prefix(p)
-                        .is_some_and(|rest| rest.starts_with('/'))
-            });
-            let lang_ok = filter.languages.is_empty() || filter.languages.contains(&lang);
-            if under && lang_ok {
+            if filter.admits(&path, &lang) {
                 out.push(path);
             }
+        }
+        if let Some(o) = self.active_overlay() {
+            out = overlay::unmasked(&o, out, String::as_str);
+            out.extend(o.indexed_paths(filter).cloned());
+            out.sort();
         }
         Ok(out)
     }

@@ -6,6 +6,7 @@ use serde::Serialize;
 
 use lode_core::Result;
 
+use crate::overlay::unmasked;
 use crate::reader::{Index, SYMBOL_COLUMNS, SymbolRow, symbol_row};
 
 /// A call site as stored.
@@ -61,19 +62,37 @@ impl Index {
             .map_err(|e| self.err(e))
     }
 
-    /// Every symbol with this exact name, in index order.
+    /// Every symbol with this exact name, in index order (an overlay's after).
     pub fn symbols_named(&self, name: &str) -> Result<Vec<SymbolRow>> {
-        self.query(
+        let rows = self.query(
             &format!(
                 "SELECT {SYMBOL_COLUMNS} FROM symbols s JOIN files f ON f.id = s.file_id WHERE s.name = ?1 ORDER BY s.id"
             ),
             [name],
             |r| symbol_row(r, 0),
-        )
+        )?;
+        Ok(match self.active_overlay() {
+            None => rows,
+            Some(o) => {
+                let mut rows = unmasked(&o, rows, |s| &s.path);
+                rows.extend(o.symbols().iter().filter(|s| s.name == name).cloned());
+                rows
+            }
+        })
     }
 
     /// One symbol by id.
     pub fn symbol(&self, id: i64) -> Result<Option<SymbolRow>> {
+        if let Some(o) = self.active_overlay() {
+            if id < 0 {
+                return Ok(o.symbol(id).cloned());
+            }
+            return Ok(self.disk_symbol(id)?.filter(|s| !o.masks(&s.path)));
+        }
+        self.disk_symbol(id)
+    }
+
+    fn disk_symbol(&self, id: i64) -> Result<Option<SymbolRow>> {
         Ok(self
             .query(
                 &format!(
@@ -96,33 +115,64 @@ impl Index {
 
     /// The call sites inside the symbol `caller` (innermost-symbol attribution).
     pub fn calls_from(&self, caller: i64) -> Result<Vec<CallRow>> {
-        self.query(
+        if caller < 0
+            && let Some(o) = self.active_overlay()
+        {
+            let calls = o.calls().iter().filter(|c| c.caller == Some(caller));
+            return Ok(calls.cloned().collect());
+        }
+        let rows = self.query(
             &format!("SELECT {CALL_COLUMNS} WHERE c.caller = ?1 ORDER BY c.rowid"),
             [caller],
             call_row,
-        )
+        )?;
+        Ok(match self.active_overlay() {
+            None => rows,
+            Some(o) => unmasked(&o, rows, |c| &c.path),
+        })
     }
 
     /// Every call site of a function or method named `callee`.
     pub fn calls_named(&self, callee: &str) -> Result<Vec<CallRow>> {
-        self.query(
+        let rows = self.query(
             &format!("SELECT {CALL_COLUMNS} WHERE c.callee = ?1 ORDER BY f.path, c.start_line"),
             [callee],
             call_row,
-        )
+        )?;
+        Ok(match self.active_overlay() {
+            None => rows,
+            Some(o) => {
+                let mut rows = unmasked(&o, rows, |c| &c.path);
+                rows.extend(o.calls().iter().filter(|c| c.callee == callee).cloned());
+                // Stable: a file's sites keep their source order.
+                rows.sort_by(|a, b| a.path.cmp(&b.path).then(a.line.cmp(&b.line)));
+                rows
+            }
+        })
     }
 
     /// Every call site of the index (for whole-graph measures: centrality).
     pub fn all_calls(&self) -> Result<Vec<CallRow>> {
-        self.query(
+        let rows = self.query(
             &format!("SELECT {CALL_COLUMNS} ORDER BY c.rowid"),
             [],
             call_row,
-        )
+        )?;
+        Ok(match self.active_overlay() {
+            None => rows,
+            Some(o) => {
+                let mut rows = unmasked(&o, rows, |c| &c.path);
+                rows.extend(o.calls().iter().cloned());
+                rows
+            }
+        })
     }
 
     /// The imports of one file, in source order.
     pub fn file_imports(&self, path: &str) -> Result<Vec<ImportRow>> {
+        if let Some(rows) = self.active_overlay().and_then(|o| o.file_imports(path)) {
+            return Ok(rows);
+        }
         self.query(
             "SELECT i.source, i.names, i.start_line FROM imports i JOIN files f ON f.id = i.file_id \
              WHERE f.path = ?1 ORDER BY i.rowid",
@@ -144,12 +194,20 @@ impl Index {
 
     /// Every symbol of the index (for whole-graph measures), in index order.
     pub fn all_symbols(&self) -> Result<Vec<SymbolRow>> {
-        self.query(
+        let rows = self.query(
             &format!(
                 "SELECT {SYMBOL_COLUMNS} FROM symbols s JOIN files f ON f.id = s.file_id ORDER BY s.id"
             ),
             [],
             |r| symbol_row(r, 0),
-        )
+        )?;
+        Ok(match self.active_overlay() {
+            None => rows,
+            Some(o) => {
+                let mut rows = unmasked(&o, rows, |s| &s.path);
+                rows.extend(o.symbols().iter().cloned());
+                rows
+            }
+        })
     }
 }

@@ -513,6 +513,33 @@ pub fn content_reason(bytes: &[u8], vendored: bool) -> Option<SkipReason> {
     None
 }
 
+/// Why the walk would leave out a file at `rel` (root-relative, `/`-separated)
+/// of `size` bytes, judging by its path and size alone: hidden or vendored
+/// directories, the include and exclude globs, the name, the size cap. For
+/// files that exist only in an overlay; `.gitignore` is not consulted.
+pub(crate) fn path_reason(rel: &str, size: u64, policy: &FilePolicy) -> Result<Option<SkipReason>> {
+    let parts: Vec<&str> = rel.split('/').collect();
+    let (name, dirs) = parts.split_last().expect("split yields one part");
+    if parts
+        .iter()
+        .any(|p| *p == ".git" || (!policy.hidden && p.starts_with('.')))
+    {
+        return Ok(Some(SkipReason::Hidden));
+    }
+    if !policy.vendored && dirs.iter().any(|d| VENDOR_DIRS.contains(d)) {
+        return Ok(Some(SkipReason::Vendored));
+    }
+    let excluded = globset(&policy.exclude)?.is_some_and(|g| g.is_match(rel));
+    let not_included = globset(&policy.include)?.is_some_and(|g| !g.is_match(rel));
+    if excluded || not_included {
+        return Ok(Some(SkipReason::Excluded));
+    }
+    if let Some(reason) = name_reason(name, policy.vendored) {
+        return Ok(Some(reason));
+    }
+    Ok((size > policy.max_file_size).then_some(SkipReason::TooLarge))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -18,6 +18,10 @@
 //!   `--json` (`docs/json.md`) as `structuredContent`, both cut to
 //!   [`Options::max_chars`] with an `…[N more — narrow the query]` tail. A
 //!   failure is a tool result with `isError` and a stable code ([`ToolError`]).
+//! - `search`, `grep`, `outline`, `callers` and `show` take an `overlay`
+//!   (files not on disk, `{path: content | null}`) as an argument or as
+//!   `_meta.overlay`; it is parsed once per distinct overlay and put over the
+//!   open index for the call (`lode_index::overlay`), never written to it.
 //! - [`Server`] is the rmcp [`ServerHandler`](rmcp::ServerHandler): it lists
 //!   the tools and runs each call on a blocking thread; [`serve_stdio`] runs
 //!   it until the client goes away.
@@ -43,6 +47,7 @@ mod answer;
 mod args;
 mod error;
 mod open;
+mod overlay;
 mod repos;
 mod server;
 mod tools;

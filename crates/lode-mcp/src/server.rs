@@ -110,7 +110,7 @@ impl ServerHandler for Server {
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let name = request.name.to_string();
         if !TOOLS.iter().any(|t| t.name == name) {
@@ -126,7 +126,20 @@ impl ServerHandler for Server {
             ));
         }
         let server = self.clone();
-        let arguments = request.arguments.unwrap_or_default();
+        let mut arguments = request.arguments.unwrap_or_default();
+        // `_meta.overlay`: the host's out-of-band form of the `overlay` argument.
+        let meta = request
+            .meta
+            .as_ref()
+            .and_then(|m| m.get(crate::overlay::KEY));
+        let meta = meta.or_else(|| context.meta.get(crate::overlay::KEY));
+        let args = TOOLS
+            .iter()
+            .find(|t| t.name == name)
+            .map_or(&[][..], |t| t.args);
+        if let Err(e) = crate::overlay::from_meta(args, &mut arguments, meta) {
+            return Ok(Answer::error(&e).into());
+        }
         // Index work blocks (SQLite, file reads): off the async thread. A
         // call the client abandons runs to its end and its answer is dropped.
         let result = tokio::task::spawn_blocking(move || server.call(&name, arguments))

@@ -97,17 +97,18 @@ pub fn grep(index: &Index, pattern: &str, opts: &GrepOptions) -> Result<GrepResu
     let mut total = 0usize;
     for path in &paths {
         let mut lines: Vec<GrepLine> = Vec::new();
-        let result = searcher.search_path(
-            &matcher,
-            root.join(path),
-            Lossy(|n, text| {
-                lines.push(GrepLine {
-                    line: n as u32,
-                    text: clip(text.trim_end_matches(['\n', '\r']), 240),
-                });
-                Ok(true)
-            }),
-        );
+        let sink = Lossy(|n, text| {
+            lines.push(GrepLine {
+                line: n as u32,
+                text: clip(text.trim_end_matches(['\n', '\r']), 240),
+            });
+            Ok(true)
+        });
+        // An overlay's content stands for the file on disk.
+        let result = match index.overlay_text(path) {
+            Some(text) => searcher.search_slice(&matcher, text.as_bytes(), sink),
+            None => searcher.search_path(&matcher, root.join(path), sink),
+        };
         if result.is_err() || lines.is_empty() {
             continue;
         }

@@ -13,6 +13,9 @@
 //! - [`filter()`] builds the path and language restriction from user words.
 //!
 //! Every hit carries `path:start-end` with the path relative to the root.
+//! An overlay put over the index (`Index::overlay`: files a session has not
+//! written) is answered over like the disk: the index's reads include it, and
+//! snippets and grep read its content instead of the file's.
 //!
 //! ```no_run
 //! use lode_core::Config;

@@ -27,6 +27,9 @@ pub struct Outline {
 
 /// The outline of `path` (relative to the root).
 pub fn outline(index: &Index, path: &str) -> Result<Outline> {
+    if index.overlay_deletes(path) {
+        return Err(Error::NotFound(format!("{path}: deleted in the overlay")));
+    }
     let file = index.file(path)?.ok_or_else(|| {
         Error::NotFound(format!(
             "{path}: not in the index (skipped by the file policy; lode status counts why)"

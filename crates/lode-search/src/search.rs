@@ -7,7 +7,7 @@ use lode_index::lexical::Bm25Params;
 use lode_index::{ChunkRow, Filter, Index, tokens};
 use serde::Serialize;
 
-use crate::source::{clip, read_range_lines};
+use crate::source::{chunk_lines, clip};
 
 /// How a search runs.
 #[derive(Clone, Debug)]
@@ -162,17 +162,11 @@ fn sort(scored: &mut [(f64, ChunkRow)]) {
 }
 
 fn to_hit(index: &Index, c: ChunkRow, score: f64, snippet_lines: usize) -> SearchHit {
-    let snippet = read_range_lines(
-        &index.location.root,
-        &c.path,
-        c.start_byte,
-        c.end_byte,
-        snippet_lines,
-    )
-    .iter()
-    .map(|l| clip(l, 200))
-    .collect::<Vec<_>>()
-    .join("\n");
+    let snippet = chunk_lines(index, &c.path, c.start_byte, c.end_byte, snippet_lines)
+        .iter()
+        .map(|l| clip(l, 200))
+        .collect::<Vec<_>>()
+        .join("\n");
     let (symbol, kind, container) = match c.symbol {
         Some(s) => (Some(s.name), s.kind, s.container),
         None => (None, c.kind, None),

@@ -2,6 +2,30 @@
 
 use std::path::Path;
 
+use lode_index::Index;
+
+/// The first `max_lines` lines of a chunk's bytes as the query sees the
+/// file: an overlay's content when one gives it, else the file on disk.
+pub fn chunk_lines(
+    index: &Index,
+    path: &str,
+    start_byte: u32,
+    end_byte: u32,
+    max_lines: usize,
+) -> Vec<String> {
+    let Some(text) = index.overlay_text(path) else {
+        return read_range_lines(&index.location.root, path, start_byte, end_byte, max_lines);
+    };
+    let bytes = text.as_bytes();
+    let end = (end_byte as usize).min(bytes.len());
+    let start = (start_byte as usize).min(end);
+    String::from_utf8_lossy(&bytes[start..end])
+        .lines()
+        .take(max_lines)
+        .map(str::to_string)
+        .collect()
+}
+
 /// The first `max_lines` lines of a byte range of a file, read without
 /// loading the whole file; empty when unreadable.
 pub fn read_range_lines(

@@ -3,8 +3,9 @@
 use lode_graph::{CallTree, Direction, Resolver, find_symbol, render};
 use serde_json::{Value, json};
 
-use super::{Call, ToolDef, path_property};
+use super::{Call, ToolDef, overlay_property, path_property};
 use crate::answer::{Items, capped};
+use crate::overlay::{self, WithOverlay};
 use crate::{Answer, Repos, ToolError};
 
 pub const TOOL: ToolDef = ToolDef {
@@ -13,7 +14,7 @@ pub const TOOL: ToolDef = ToolDef {
                   depth, with every call site path:line; `~` marks a match by name only. An \
                   ambiguous name lists its definitions (error lode.ambiguous): give path or \
                   Type::name. At most {cap} characters.",
-    args: &["symbol", "direction", "depth", "path"],
+    args: &["symbol", "direction", "depth", "path", "overlay"],
     schema,
     run,
 };
@@ -26,6 +27,7 @@ fn schema(repos: &Repos) -> Value {
             "direction": {"type": "string", "enum": ["in", "out"], "description": "in (default): callers; out: callees"},
             "depth": {"type": "integer", "minimum": 1, "maximum": 5, "description": "Levels (default 1)"},
             "path": path_property(repos, "Only a symbol defined under this file or directory"),
+            "overlay": overlay_property(),
         },
         "required": ["symbol"],
         "additionalProperties": false,
@@ -46,12 +48,22 @@ fn run(call: Call) -> Result<Answer, ToolError> {
         }
     };
     let depth = a.int("depth", 1, 5)?.unwrap_or(1) as usize;
-    let target = call.repos.resolve(a.string("path")?.as_deref())?;
+    let ov = overlay::argument(&call)?;
+    let target = overlay::resolve(call.repos, a.string("path")?.as_deref(), ov.as_ref())?;
+    let staged = overlay::stage(call.repos, target.repo, ov)?;
     let (tree, notes) = call.repos.query(target.repo, |index| {
+        let _over = overlay::over(index, staged.as_ref())?;
         let sym = find_symbol(index, &symbol, target.rel.as_deref())?;
         Resolver::new(index)?.tree(&sym, direction, depth)
     })?;
-    Ok(capped(&Tree { tree, omitted: 0 }, &notes, call.max_chars))
+    Ok(capped(
+        &WithOverlay {
+            items: Tree { tree, omitted: 0 },
+            staged: staged.as_ref(),
+        },
+        &overlay::notes(staged.as_ref(), notes),
+        call.max_chars,
+    ))
 }
 
 /// Items are the first level of the tree (each with its subtree).

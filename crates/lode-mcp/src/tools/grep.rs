@@ -3,8 +3,9 @@
 use lode_search::{GrepOptions, GrepResults, render};
 use serde_json::{Value, json};
 
-use super::{Call, ToolDef, lang_property, path_property};
+use super::{Call, ToolDef, lang_property, overlay_property, path_property};
 use crate::answer::{Items, capped};
+use crate::overlay::{self, WithOverlay};
 use crate::{Answer, Repos, ToolError};
 
 /// Matching lines collected before the size cap cuts (the cap keeps fewer).
@@ -15,7 +16,7 @@ pub const TOOL: ToolDef = ToolDef {
     description: "Regex search (Rust regex syntax) over the indexed files: matching lines \
                   grouped by enclosing symbol, each group as path:start-end with its lines. \
                   Use for exact names, strings or patterns. At most {cap} characters.",
-    args: &["pattern", "path", "lang", "ignore_case"],
+    args: &["pattern", "path", "lang", "ignore_case", "overlay"],
     schema,
     run,
 };
@@ -28,6 +29,7 @@ fn schema(repos: &Repos) -> Value {
             "path": path_property(repos, "Only under this directory or file"),
             "lang": lang_property(),
             "ignore_case": {"type": "boolean"},
+            "overlay": overlay_property(),
         },
         "required": ["pattern"],
         "additionalProperties": false,
@@ -41,16 +43,26 @@ fn run(call: Call) -> Result<Answer, ToolError> {
     lode_search::validate_regex(&pattern)?;
     let langs: Vec<String> = a.string("lang")?.into_iter().collect();
     let case_insensitive = a.bool("ignore_case")?.unwrap_or(false);
-    let target = call.repos.resolve(a.string("path")?.as_deref())?;
+    let ov = overlay::argument(&call)?;
+    let target = overlay::resolve(call.repos, a.string("path")?.as_deref(), ov.as_ref())?;
+    let staged = overlay::stage(call.repos, target.repo, ov)?;
     let opts = GrepOptions {
         case_insensitive,
         filter: lode_search::filter(target.rel, &langs)?,
         max_lines: MAX_LINES,
     };
     let (results, notes) = call.repos.query(target.repo, |index| {
+        let _over = overlay::over(index, staged.as_ref())?;
         lode_search::grep(index, &pattern, &opts)
     })?;
-    Ok(capped(&Lines(results), &notes, call.max_chars))
+    Ok(capped(
+        &WithOverlay {
+            items: Lines(results),
+            staged: staged.as_ref(),
+        },
+        &overlay::notes(staged.as_ref(), notes),
+        call.max_chars,
+    ))
 }
 
 /// Items are matching lines, across groups in order.

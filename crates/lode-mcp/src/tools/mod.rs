@@ -79,6 +79,10 @@ fn path_property(repos: &Repos, what: &str) -> Value {
     json!({"type": "string", "description": description})
 }
 
+fn overlay_property() -> Value {
+    crate::overlay::property()
+}
+
 fn lang_property() -> Value {
     json!({"type": "string", "description": "Only this language: python, rust, typescript, go, …"})
 }

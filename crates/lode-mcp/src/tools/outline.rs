@@ -3,15 +3,16 @@
 use lode_search::{Outline, OutlineNode, render};
 use serde_json::{Value, json};
 
-use super::{Call, ToolDef, path_property};
+use super::{Call, ToolDef, overlay_property, path_property};
 use crate::answer::{Items, capped};
+use crate::overlay::{self, WithOverlay};
 use crate::{Answer, Repos, ToolError};
 
 pub const TOOL: ToolDef = ToolDef {
     name: "outline",
     description: "A file's symbols as a tree: kind, signature and line span of each. Use to \
                   see a file's structure before reading it. At most {cap} characters.",
-    args: &["path"],
+    args: &["path", "overlay"],
     schema,
     run,
 };
@@ -19,7 +20,7 @@ pub const TOOL: ToolDef = ToolDef {
 fn schema(repos: &Repos) -> Value {
     json!({
         "type": "object",
-        "properties": {"path": path_property(repos, "The file")},
+        "properties": {"path": path_property(repos, "The file"), "overlay": overlay_property()},
         "required": ["path"],
         "additionalProperties": false,
     })
@@ -28,20 +29,27 @@ fn schema(repos: &Repos) -> Value {
 fn run(call: Call) -> Result<Answer, ToolError> {
     let a = call.args()?;
     let path = a.required_string("path")?;
-    let target = call.repos.resolve(Some(&path))?;
+    let ov = overlay::argument(&call)?;
+    let target = overlay::resolve(call.repos, Some(&path), ov.as_ref())?;
     let rel = match target.rel {
         Some(rel) if !target.is_dir => rel,
         _ => return Err(lode_core::Error::NotAFile(path.into()).into()),
     };
-    let (outline, notes) = call
-        .repos
-        .query(target.repo, |index| lode_search::outline(index, &rel))?;
+    let staged = overlay::stage(call.repos, target.repo, ov)?;
+    let (outline, notes) = call.repos.query(target.repo, |index| {
+        let _over = overlay::over(index, staged.as_ref())?;
+        lode_search::outline(index, &rel)
+    })?;
+    let items = Symbols {
+        outline,
+        omitted: 0,
+    };
     Ok(capped(
-        &Symbols {
-            outline,
-            omitted: 0,
+        &WithOverlay {
+            items,
+            staged: staged.as_ref(),
         },
-        &notes,
+        &overlay::notes(staged.as_ref(), notes),
         call.max_chars,
     ))
 }

@@ -3,8 +3,9 @@
 use lode_search::{SearchOptions, SearchResults, render};
 use serde_json::{Value, json};
 
-use super::{Call, ToolDef, lang_property, path_property};
+use super::{Call, ToolDef, lang_property, overlay_property, path_property};
 use crate::answer::{Items, capped};
+use crate::overlay::{self, WithOverlay};
 use crate::{Answer, Repos, ToolError};
 
 pub const TOOL: ToolDef = ToolDef {
@@ -13,7 +14,7 @@ pub const TOOL: ToolDef = ToolDef {
                   or question, best first, each as path:start-end, symbol, score and a \
                   4-line snippet. Use to find where something is defined or handled. At most \
                   {cap} characters.",
-    args: &["query", "path", "lang", "top_k"],
+    args: &["query", "path", "lang", "top_k", "overlay"],
     schema,
     run,
 };
@@ -26,6 +27,7 @@ fn schema(repos: &Repos) -> Value {
             "path": path_property(repos, "Only under this directory or file"),
             "lang": lang_property(),
             "top_k": {"type": "integer", "minimum": 1, "maximum": 50, "description": "Hits (default 10)"},
+            "overlay": overlay_property(),
         },
         "required": ["query"],
         "additionalProperties": false,
@@ -40,21 +42,28 @@ fn run(call: Call) -> Result<Answer, ToolError> {
     }
     let top_k = a.int("top_k", 1, 50)?.unwrap_or(10) as usize;
     let langs: Vec<String> = a.string("lang")?.into_iter().collect();
-    let target = call.repos.resolve(a.string("path")?.as_deref())?;
+    let ov = overlay::argument(&call)?;
+    let target = overlay::resolve(call.repos, a.string("path")?.as_deref(), ov.as_ref())?;
+    let staged = overlay::stage(call.repos, target.repo, ov)?;
     let opts = SearchOptions {
         top_k,
         filter: lode_search::filter(target.rel, &langs)?,
         ..SearchOptions::default()
     };
     let (results, notes) = call.repos.query(target.repo, |index| {
+        let _over = overlay::over(index, staged.as_ref())?;
         lode_search::search(index, &query, &opts)
     })?;
+    let items = Hits {
+        results,
+        omitted: 0,
+    };
     Ok(capped(
-        &Hits {
-            results,
-            omitted: 0,
+        &WithOverlay {
+            items,
+            staged: staged.as_ref(),
         },
-        &notes,
+        &overlay::notes(staged.as_ref(), notes),
         call.max_chars,
     ))
 }

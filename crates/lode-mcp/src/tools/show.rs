@@ -3,8 +3,9 @@
 use lode_graph::{Resolver, Shown, find_symbol, render};
 use serde_json::{Value, json};
 
-use super::{Call, ToolDef, path_property};
+use super::{Call, ToolDef, overlay_property, path_property};
 use crate::answer::{Items, capped};
+use crate::overlay::{self, WithOverlay};
 use crate::{Answer, Repos, ToolError};
 
 pub const TOOL: ToolDef = ToolDef {
@@ -13,7 +14,7 @@ pub const TOOL: ToolDef = ToolDef {
                   (name, Type::name, pkg.Func) or path:LINE; with callgraph, its direct \
                   callers and callees too. Use instead of reading a whole file. At most \
                   {cap} characters.",
-    args: &["symbol", "path", "callgraph"],
+    args: &["symbol", "path", "callgraph", "overlay"],
     schema,
     run,
 };
@@ -25,6 +26,7 @@ fn schema(repos: &Repos) -> Value {
             "symbol": {"type": "string", "description": "name, Type::name, pkg.Func or path:LINE"},
             "path": path_property(repos, "Only a symbol defined under this file or directory"),
             "callgraph": {"type": "boolean", "description": "Also list direct callers and callees"},
+            "overlay": overlay_property(),
         },
         "required": ["symbol"],
         "additionalProperties": false,
@@ -35,12 +37,22 @@ fn run(call: Call) -> Result<Answer, ToolError> {
     let a = call.args()?;
     let symbol = a.required_string("symbol")?;
     let callgraph = a.bool("callgraph")?.unwrap_or(false);
-    let target = call.repos.resolve(a.string("path")?.as_deref())?;
+    let ov = overlay::argument(&call)?;
+    let target = overlay::resolve(call.repos, a.string("path")?.as_deref(), ov.as_ref())?;
+    let staged = overlay::stage(call.repos, target.repo, ov)?;
     let (shown, notes) = call.repos.query(target.repo, |index| {
+        let _over = overlay::over(index, staged.as_ref())?;
         let sym = find_symbol(index, &symbol, target.rel.as_deref())?;
         Resolver::new(index)?.show(&sym, callgraph)
     })?;
-    Ok(capped(&Body { shown }, &notes, call.max_chars))
+    Ok(capped(
+        &WithOverlay {
+            items: Body { shown },
+            staged: staged.as_ref(),
+        },
+        &overlay::notes(staged.as_ref(), notes),
+        call.max_chars,
+    ))
 }
 
 /// Items are the body's lines.
