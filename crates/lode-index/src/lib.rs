@@ -17,6 +17,9 @@
 //!   call sites and imports the call graph (`lode-graph`) resolves.
 //! - [`refresh()`] is what every query calls first: a stat pass, and an
 //!   incremental build when something changed.
+//! - [`diagnostics`] is the opt-in query log in the cache directory (what a
+//!   query did, never what it asked unless the user says so), and the
+//!   metrics `lode doctor` reads from it.
 //!
 //! ```no_run
 //! use lode_core::Config;
@@ -34,6 +37,7 @@
 //! ```
 
 mod build;
+pub mod diagnostics;
 pub mod lexical;
 mod location;
 mod reader;

@@ -72,6 +72,12 @@ fn run(call: Call) -> Result<Answer, ToolError> {
         Ok((results, gathered))
     })?;
     notes.extend(config_note.iter().cloned());
+    if config_note.is_some() {
+        lode_index::diagnostics::note_fallback("gather_config");
+    }
+    for cause in &gathered.fallback {
+        lode_index::diagnostics::note_fallback(&format!("gather:{cause}"));
+    }
     Ok(capped(
         &Pack {
             results,
