@@ -76,7 +76,7 @@ def error_code(result):
 async def lists_the_tools_with_a_small_schema():
     async with Server() as s:
         listed = await s.session.list_tools()
-        assert [t.name for t in listed.tools] == ["search", "grep", "outline", "callers", "show", "gather", "map"], listed.tools
+        assert [t.name for t in listed.tools] == ["search", "grep", "outline", "callers", "show", "gather", "ask", "map"], listed.tools
         for t in listed.tools:
             assert t.description.endswith("At most 12,000 characters."), t.description
             assert t.input_schema["type"] == "object"
@@ -118,7 +118,7 @@ async def errors_carry_stable_codes():
             await s.call("rm_rf", {})
             raise AssertionError("an unknown tool should be a protocol error")
         except MCPError as e:
-            assert "search, grep, outline, callers, show, gather, map" in str(e), e
+            assert "search, grep, outline, callers, show, gather, ask, map" in str(e), e
         r = await s.call("search", {"query": "apply_discount"})
         assert r.structured_content["hits"][0]["symbol"] == "apply_discount"
 

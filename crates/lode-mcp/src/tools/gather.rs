@@ -12,10 +12,10 @@ use crate::{Answer, Repos, ToolError};
 
 pub const TOOL: ToolDef = ToolDef {
     name: "gather",
-    description: "Search, then the code around the best hits: their callers and callees \
-                  walked along the call graph, bodies cut to a token budget. Use for a task \
-                  described in words when the hits alone are not enough; context is the text \
-                  that led to the search. At most {cap} characters.",
+    description: "Search, then the callers and callees of the best hits along the call \
+                  graph, bodies cut to a token budget. Use when the hits alone are not \
+                  enough; context is the text that led to the search. At most {cap} \
+                  characters.",
     args: &["query", "context", "max_tokens", "path", "lang", "top_k"],
     schema,
     run,
