@@ -99,6 +99,8 @@ struct Figures {
     rss_start_kib: u64,
     rss_end_kib: u64,
     rss_max_kib: u64,
+    /// Samples taken by the writer after each change: (seconds, KiB).
+    rss_samples: Vec<(f64, u64)>,
 }
 
 fn percentile(sorted: &[Duration], p: usize) -> Duration {
@@ -130,6 +132,17 @@ fn report(f: &mut Figures) {
         f.rss_end_kib as f64 / 1024.0,
         f.rss_max_kib as f64 / 1024.0
     );
+    // Growth over time: the sample nearest each quarter of the run.
+    let quarters: Vec<String> = (1..=4)
+        .filter_map(|q| {
+            let at = f.elapsed.as_secs_f64() * q as f64 / 4.0;
+            f.rss_samples
+                .iter()
+                .min_by(|a, b| (a.0 - at).abs().total_cmp(&(b.0 - at).abs()))
+                .map(|s| format!("{:.0} s {:.1} MiB", s.0, s.1 as f64 / 1024.0))
+        })
+        .collect();
+    eprintln!("  server RSS by quarter: {}", quarters.join(", "));
 }
 
 async fn run_load(default_calls: usize) -> Figures {
@@ -181,7 +194,8 @@ async fn run_load(default_calls: usize) -> Figures {
         // What is on disk under src/gen: path → marker.
         let mut on_disk: BTreeMap<String, String> =
             [("src/gen/keep.py".to_string(), "marker_0".to_string())].into();
-        let (mut changes, mut rss_max) = (0usize, 0u64);
+        let mut changes = 0usize;
+        let mut samples: Vec<(f64, u64)> = Vec::new();
         let mut n = 0usize;
         while !done.load(std::sync::atomic::Ordering::Relaxed) {
             n += 1;
@@ -210,10 +224,10 @@ async fn run_load(default_calls: usize) -> Figures {
                 expected,
                 "after change {changes}"
             );
-            rss_max = rss_max.max(rss_kib(pid));
+            samples.push((started.elapsed().as_secs_f64(), rss_kib(pid)));
             tokio::time::sleep(Duration::from_millis(10)).await;
         }
-        (changes, rss_max)
+        (changes, samples)
     };
     let all_workers = async {
         let mut out = Vec::new();
@@ -227,7 +241,7 @@ async fn run_load(default_calls: usize) -> Figures {
         done.store(true, std::sync::atomic::Ordering::Relaxed);
         out
     };
-    let (results, (changes, rss_max)) = tokio::join!(all_workers, writer);
+    let (results, (changes, rss_samples)) = tokio::join!(all_workers, writer);
     let elapsed = started.elapsed();
     let rss_end_kib = rss_kib(pid);
     client.cancel().await.unwrap();
@@ -243,7 +257,13 @@ async fn run_load(default_calls: usize) -> Figures {
         latencies,
         rss_start_kib,
         rss_end_kib,
-        rss_max_kib: rss_max.max(rss_end_kib),
+        rss_max_kib: rss_samples
+            .iter()
+            .map(|s| s.1)
+            .max()
+            .unwrap_or(0)
+            .max(rss_end_kib),
+        rss_samples,
     }
 }
 
