@@ -200,7 +200,7 @@ async fn run_load(default_calls: usize) -> Figures {
         while !done.load(std::sync::atomic::Ordering::Relaxed) {
             n += 1;
             let path = format!("src/gen/m{}.py", n % 4);
-            if n % 3 == 0 && on_disk.contains_key(&path) {
+            if n.is_multiple_of(3) && on_disk.contains_key(&path) {
                 std::fs::remove_file(repo.path(&path)).unwrap();
                 on_disk.remove(&path);
             } else {
