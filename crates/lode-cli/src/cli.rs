@@ -221,7 +221,7 @@ pub enum Command {
         #[command(flatten)]
         common: Common,
     },
-    /// Serve search, grep and outline to agents over MCP (stdio).
+    /// Serve search, grep, outline, callers, show, gather, ask and map to agents over MCP (stdio).
     // `--root` may be given once per repository to serve (see `mcp::roots`).
     #[command(mut_arg("root", |a| a.action(clap::ArgAction::Append).help(
         "A repository to serve (repeatable; the first is where relative paths start; \

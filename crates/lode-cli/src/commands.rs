@@ -4,6 +4,7 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use lode_core::{Error, Result};
+use lode_index::diagnostics::note_hits;
 use lode_index::{BuildOptions, Filter};
 use lode_search::{GrepOptions, SearchOptions, render};
 use serde::Serialize;
@@ -303,6 +304,7 @@ fn search(ctx: Context, query: &str, opts: SearchOptions) -> Result<u8> {
     let index = ctx.open_fresh()?;
     let _over = ctx.overlay_over(&index)?;
     let results = lode_search::search(&index, query, &opts)?;
+    note_hits(results.hits.len());
     emit(&ctx, "search", &results, || render::search_text(&results));
     Ok(if results.hits.is_empty() { 1 } else { 0 })
 }
@@ -313,6 +315,7 @@ fn grep(ctx: Context, regex: &str, opts: GrepOptions) -> Result<u8> {
     let index = ctx.open_fresh()?;
     let _over = ctx.overlay_over(&index)?;
     let results = lode_search::grep(&index, regex, &opts)?;
+    note_hits(results.groups.iter().map(|g| g.lines.len()).sum());
     emit(&ctx, "grep", &results, || render::grep_text(&results));
     Ok(if results.groups.is_empty() { 1 } else { 0 })
 }
@@ -332,6 +335,7 @@ fn outline(ctx: Context, file: &std::path::Path, max_symbols: usize) -> Result<u
         let index = ctx.open_fresh()?;
         let _over = ctx.overlay_over(&index)?;
         let o = lode_search::outline_dir(&index, &rel, max_symbols)?;
+        note_hits(o.files.iter().map(|f| f.symbols.len()).sum());
         emit(&ctx, "outline", &o, || render::dir_outline_text(&o));
         return Ok(0);
     }
@@ -341,8 +345,14 @@ fn outline(ctx: Context, file: &std::path::Path, max_symbols: usize) -> Result<u
     let index = ctx.open_fresh()?;
     let _over = ctx.overlay_over(&index)?;
     let o = lode_search::outline(&index, &rel)?;
+    note_hits(symbol_count(&o.symbols));
     emit(&ctx, "outline", &o, || render::outline_text(&o));
     Ok(0)
+}
+
+/// Symbols of an outline, nested ones included (what the MCP tool counts).
+fn symbol_count(nodes: &[lode_search::OutlineNode]) -> usize {
+    nodes.iter().map(|n| 1 + symbol_count(&n.children)).sum()
 }
 
 #[derive(Serialize)]

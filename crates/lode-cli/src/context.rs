@@ -223,6 +223,7 @@ fn progress_bar() -> Option<ProgressBar> {
 pub fn select_model(common: &Common, config: &Config) -> Option<String> {
     let dir = common.model.as_ref().or(config.embed.model.as_ref())?;
     let e = lode_index::vectors::use_model_dir(dir).err()?;
+    lode_index::diagnostics::note_fallback("model");
     Some(format!("model not used ({e}); using the built-in model"))
 }
 

@@ -7,6 +7,7 @@ use std::time::Instant;
 
 use lode_core::{Config, Result};
 use lode_index::IndexState;
+use lode_index::diagnostics::{self, CommandMetrics};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -50,9 +51,42 @@ struct Doctor {
     generation: Option<u64>,
     disk_bytes: u64,
     backends: Vec<Backend>,
-    /// Query metrics need the diagnostics log, which lode does not keep yet.
-    query_metrics: &'static str,
+    query_metrics: QueryMetrics,
     suggestions: Vec<String>,
+}
+
+/// Recent queries, from the diagnostics log.
+#[derive(Serialize)]
+struct QueryMetrics {
+    enabled: bool,
+    log: String,
+    /// Records read (the log and its rotated files).
+    records: usize,
+    commands: Vec<CommandMetrics>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    hint: Option<String>,
+}
+
+fn query_metrics(ctx: &Context, user: &Config, user_path: &std::path::Path) -> QueryMetrics {
+    let d = &user.diagnostics;
+    let log = diagnostics::log_path(ctx.common.cache_dir.as_deref());
+    // Records left from when it was on still count.
+    let records = log
+        .as_deref()
+        .map(|p| diagnostics::read(p, d.keep()))
+        .unwrap_or_default();
+    QueryMetrics {
+        enabled: d.enabled(),
+        log: log.map(|p| p.display().to_string()).unwrap_or_default(),
+        records: records.len(),
+        commands: diagnostics::summarize(&records),
+        hint: (!d.enabled()).then(|| {
+            format!(
+                "the diagnostics log is off; set [diagnostics] enabled = true in {} to record query metrics",
+                user_path.display()
+            )
+        }),
+    }
 }
 
 /// A config as dotted keys → values (unset values left out).
@@ -227,7 +261,7 @@ pub fn doctor(ctx: Context) -> Result<u8> {
         generation: stats.as_ref().map(|s| s.generation),
         disk_bytes: index.as_ref().map_or(0, |i| i.disk_bytes()),
         backends,
-        query_metrics: "not recorded (lode keeps no query log yet)",
+        query_metrics: query_metrics(&ctx, &user, &user_path),
         suggestions,
     };
     emit(&ctx, "doctor", &doctor, || doctor_text(&doctor));
@@ -275,7 +309,23 @@ fn doctor_text(d: &Doctor) -> String {
         let ms = b.ms.map(|m| format!(" ({m:.0} ms)")).unwrap_or_default();
         let _ = writeln!(out, "  {}: {} — {}{ms}", b.name, b.status, b.detail);
     }
-    let _ = writeln!(out, "queries: {}", d.query_metrics);
+    let q = &d.query_metrics;
+    if q.records == 0 {
+        let why = q.hint.as_deref().unwrap_or("nothing recorded yet");
+        let _ = writeln!(out, "queries: {why}");
+    } else {
+        let _ = writeln!(out, "queries (last {} in {})", q.records, q.log);
+        for c in &q.commands {
+            let _ = writeln!(
+                out,
+                "  {}  {} calls, {} cache hits, {} errors, {} fallbacks, p50 {:.1} ms, p95 {:.1} ms",
+                c.command, c.count, c.cache_hits, c.errors, c.fallbacks, c.p50_ms, c.p95_ms
+            );
+        }
+        if let Some(hint) = &q.hint {
+            let _ = writeln!(out, "  ({hint})");
+        }
+    }
     if d.suggestions.is_empty() {
         let _ = writeln!(out, "nothing to do");
     } else {

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use clap::Args;
 use lode_core::{Error, Result};
 use lode_gather::{AskOptions, GatherInput, Gathered, Gatherer, GraphCache, GraphState};
+use lode_index::diagnostics::{note_fallback, note_hits};
 use lode_search::{SearchOptions, SearchResults, render};
 use serde::Serialize;
 
@@ -64,6 +65,7 @@ pub fn ask(ctx: Context, task: &str, args: &SearchArgs, extra: usize) -> Result<
         &GraphCache::new(),
         &GraphState::Ready,
     );
+    note_hits(answer.hits.len());
     emit(&ctx, "ask", &answer, || {
         lode_gather::render::ask_text(&answer)
     });
@@ -89,6 +91,7 @@ pub fn gather(
     let (index, results) = search(&ctx, query, args)?;
     let (gatherer, note) = Gatherer::from_config(&ctx.config);
     if let Some(note) = note {
+        note_fallback("gather_config");
         ctx.note(&note);
     }
     // The graph is resolved on demand from the state the search answered
@@ -101,6 +104,10 @@ pub fn gather(
         graph: GraphState::Ready,
     };
     let gathered = gatherer.gather(&index, &results, &input);
+    note_hits(results.hits.len() + gathered.nodes.len());
+    for cause in &gathered.fallback {
+        note_fallback(&format!("gather:{cause}"));
+    }
     let answer = GatherAnswer {
         results: &results,
         gather: &gathered,

@@ -4,6 +4,7 @@ use std::path::Path;
 
 use lode_core::Result;
 use lode_graph::{Direction, MapOptions, Resolver, find_symbol, render};
+use lode_index::diagnostics::note_hits;
 
 use crate::cli::GraphDirection;
 use crate::commands::{emit, filter};
@@ -31,6 +32,7 @@ pub fn callers(
         GraphDirection::Out => Direction::Out,
     };
     let tree = resolver.tree(&sym, direction, depth)?;
+    note_hits(tree.children.len());
     emit(&ctx, "callers", &tree, || render::tree_text(&tree));
     Ok(if tree.children.is_empty() { 1 } else { 0 })
 }
@@ -49,6 +51,7 @@ pub fn show(ctx: Context, symbol: &str, path: Option<&Path>, callgraph: bool) ->
     let sym = find_symbol(&index, &query, prefix.as_deref())?;
     let resolver = Resolver::new(&index)?;
     let shown = resolver.show(&sym, callgraph)?;
+    note_hits(shown.lines.len());
     emit(&ctx, "show", &shown, || render::shown_text(&shown));
     Ok(0)
 }
@@ -56,6 +59,7 @@ pub fn show(ctx: Context, symbol: &str, path: Option<&Path>, callgraph: bool) ->
 pub fn map(ctx: Context, max_tokens: usize) -> Result<u8> {
     let index = ctx.open_fresh()?;
     let m = lode_graph::map(&index, &MapOptions { max_tokens })?;
+    note_hits(1);
     emit(&ctx, "map", &m, || m.text.clone());
     Ok(0)
 }

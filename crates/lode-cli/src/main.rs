@@ -9,6 +9,7 @@ mod bench;
 mod cli;
 mod commands;
 mod context;
+mod diag;
 mod doctor;
 mod eval;
 mod gateway;
@@ -33,7 +34,12 @@ fn main() -> ExitCode {
         }
     };
     let json = commands::wants_json(&cli.command);
-    match commands::run(cli.command) {
+    let timed = diag::Timed::start(&cli.command);
+    let outcome = commands::run(cli.command);
+    if let Some(timed) = timed {
+        timed.finish(outcome.as_ref().err().map(|e| e.code().as_str()));
+    }
+    match outcome {
         Ok(status) => ExitCode::from(status),
         Err(e) => {
             let code = e.code();

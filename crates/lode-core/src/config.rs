@@ -145,6 +145,39 @@ impl GatherConfig {
     }
 }
 
+/// The diagnostics log (`<cache>/diagnostics.jsonl`): off unless the user
+/// config switches it on. User config only — a project file cannot make lode
+/// write to the user's disk or record what is asked. Records hold counts,
+/// durations, codes and a root id; never query text, traces, file content or
+/// keys unless `log_queries` is set.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct DiagnosticsConfig {
+    pub enabled: Option<bool>,
+    /// The log is rotated when it would grow past this (default 4 MiB).
+    pub max_bytes: Option<u64>,
+    /// Rotated files kept (`diagnostics.jsonl.1` …; default 2).
+    pub keep: Option<u32>,
+    /// Also record each call's query arguments (never a gather trace).
+    pub log_queries: Option<bool>,
+}
+
+impl DiagnosticsConfig {
+    pub fn enabled(&self) -> bool {
+        self.enabled.unwrap_or(false)
+    }
+    pub fn max_bytes(&self) -> u64 {
+        // Below 4 KiB a record or two would rotate the file.
+        self.max_bytes.unwrap_or(4 * 1024 * 1024).max(4096)
+    }
+    pub fn keep(&self) -> u32 {
+        self.keep.unwrap_or(2).min(20)
+    }
+    pub fn log_queries(&self) -> bool {
+        self.log_queries.unwrap_or(false)
+    }
+}
+
 /// The configuration model, read from TOML.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -153,6 +186,7 @@ pub struct Config {
     pub index: IndexConfig,
     pub embed: EmbedConfig,
     pub gather: GatherConfig,
+    pub diagnostics: DiagnosticsConfig,
 }
 
 impl Config {
@@ -184,6 +218,12 @@ impl Config {
             );
         }
         warnings.extend(self.gather.narrow_with(project.gather));
+        if project.diagnostics != DiagnosticsConfig::default() {
+            warnings.push(
+                "ignored [diagnostics] in .lode.toml: the diagnostics log is chosen in the user config only"
+                    .to_string(),
+            );
+        }
         let f = &mut self.files;
         f.exclude.extend(project.files.exclude);
         if f.include.is_empty() {
@@ -338,6 +378,28 @@ mod tests {
             Config::from_toml("[gather]\ndecision = \"deterministic\"\n", Path::new("p")).unwrap();
         assert!(user.narrow_with(off).is_empty());
         assert!(!user.gather.uses_endpoint());
+    }
+
+    #[test]
+    fn diagnostics_are_off_by_default_and_user_config_only() {
+        let d = Config::default().diagnostics;
+        assert!(!d.enabled() && !d.log_queries());
+        assert_eq!((d.max_bytes(), d.keep()), (4 * 1024 * 1024, 2));
+        let mut user = Config::default();
+        let project = Config::from_toml(
+            "[diagnostics]\nenabled = true\nlog_queries = true\n",
+            Path::new("p"),
+        )
+        .unwrap();
+        let warnings = user.narrow_with(project);
+        assert!(!user.diagnostics.enabled() && !user.diagnostics.log_queries());
+        assert_eq!(warnings.len(), 1, "{warnings:?}");
+        assert!(warnings[0].contains("[diagnostics]"), "{warnings:?}");
+        let err = Config::from_toml("[diagnostics]\nlevel = 3\n", Path::new("u")).unwrap_err();
+        assert!(err.to_string().contains("level"), "{err}");
+        // Diagnostics do not change what an index holds.
+        let on = Config::from_toml("[diagnostics]\nenabled = true\n", Path::new("u")).unwrap();
+        assert_eq!(on.fingerprint_text(), Config::default().fingerprint_text());
     }
 
     #[test]

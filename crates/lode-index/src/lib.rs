@@ -20,6 +20,9 @@
 //! - [`overlay`] puts files a session holds but has not written (new,
 //!   edited, deleted) over an open [`Index`] for one query, parsed as the
 //!   indexer would and cached by their hash; the database is never written.
+//! - [`diagnostics`] is the opt-in query log in the cache directory (what a
+//!   query did, never what it asked unless the user says so), and the
+//!   metrics `lode doctor` reads from it.
 //!
 //! ```no_run
 //! use lode_core::Config;
@@ -37,6 +40,7 @@
 //! ```
 
 mod build;
+pub mod diagnostics;
 pub mod lexical;
 mod location;
 pub mod overlay;

@@ -22,7 +22,7 @@ pub struct IndexLocation {
 
 impl IndexLocation {
     /// Resolves the index location of `root`. Fails when `root` is missing or not a directory.
-    pub fn resolve(root: &Path, cache_base: Option<&Path>) -> Result<IndexLocation> {
+    pub fn resolve(root: &Path, cache_dir: Option<&Path>) -> Result<IndexLocation> {
         let meta = std::fs::metadata(root).map_err(|e| match e.kind() {
             std::io::ErrorKind::NotFound => Error::NoSuchPath(root.to_path_buf()),
             _ => Error::io(root, e),
@@ -31,10 +31,7 @@ impl IndexLocation {
             return Err(Error::NotADirectory(root.to_path_buf()));
         }
         let root = root.canonicalize().map_err(|e| Error::io(root, e))?;
-        let base = match cache_base {
-            Some(b) => b.to_path_buf(),
-            None => default_cache_base()?,
-        };
+        let base = cache_base(cache_dir)?;
         let name: String = root
             .file_name()
             .map(|n| {
@@ -49,6 +46,16 @@ impl IndexLocation {
         let hash = blake3::hash(root.as_os_str().as_encoded_bytes()).to_hex();
         let dir = base.join(format!("{name}-{}", &hash[..16]));
         Ok(IndexLocation { root, dir })
+    }
+
+    /// This repository's id: the hash in its directory's name (a blake3 of
+    /// the canonical root). Diagnostics name a repository by it, not by path.
+    pub fn id(&self) -> String {
+        self.dir
+            .file_name()
+            .map(|n| n.to_string_lossy())
+            .and_then(|n| n.rsplit_once('-').map(|(_, h)| h.to_string()))
+            .unwrap_or_default()
     }
 
     /// The current database file, if an index was ever completed.
@@ -132,6 +139,14 @@ impl IndexLocation {
                 }
             }
         }
+    }
+}
+
+/// The cache base: `explicit` (`--cache-dir`), else the default below.
+pub(crate) fn cache_base(explicit: Option<&Path>) -> Result<PathBuf> {
+    match explicit {
+        Some(b) => Ok(b.to_path_buf()),
+        None => default_cache_base(),
     }
 }
 

@@ -66,6 +66,17 @@ impl<'a> RefreshOptions<'a> {
 /// there is one); an index that is merely out of date is updated, or, when
 /// another process is writing it, answered from as it is with [`Freshness::Stale`].
 pub fn refresh(loc: &IndexLocation, opts: &RefreshOptions) -> Result<(Index, Freshness)> {
+    crate::diagnostics::note_root(&loc.id());
+    let (index, freshness) = refresh_inner(loc, opts)?;
+    match &freshness {
+        Freshness::Refreshed(r) => crate::diagnostics::note_refreshed(r.parsed + r.deleted),
+        Freshness::Stale { .. } => crate::diagnostics::note_fallback("refresh_skipped_locked"),
+        Freshness::Fresh => {}
+    }
+    Ok((index, freshness))
+}
+
+fn refresh_inner(loc: &IndexLocation, opts: &RefreshOptions) -> Result<(Index, Freshness)> {
     if opts.no_refresh {
         return Ok((Index::open(loc)?, Freshness::Fresh));
     }

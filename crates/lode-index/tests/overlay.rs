@@ -16,6 +16,14 @@ const UTIL: &str = "def parse_config(path):\n    \"\"\"Reads the config file.\"\
 const APP: &str =
     "from util import parse_config\n\n\ndef main():\n    return parse_config('app.toml')\n";
 
+/// The overlay counters are process-wide: the tests of this binary take turns,
+/// so that one test's overlay work does not show in another's counts.
+static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn serial() -> std::sync::MutexGuard<'static, ()> {
+    SERIAL.lock().unwrap_or_else(|p| p.into_inner())
+}
+
 fn indexed() -> (tempfile::TempDir, tempfile::TempDir, Index) {
     let dir = tempfile::tempdir().unwrap();
     let cache = tempfile::tempdir().unwrap();
@@ -39,6 +47,7 @@ fn scores(list: &[(i64, f64)]) -> Vec<f64> {
 
 #[test]
 fn a_file_restated_verbatim_scores_exactly_as_on_disk() {
+    let _serial = serial();
     let (_dir, _cache, index) = indexed();
     let terms = tokens::query_terms("parse config file");
     let params = Bm25Params::default();
@@ -98,6 +107,7 @@ fn a_file_restated_verbatim_scores_exactly_as_on_disk() {
 
 #[test]
 fn reads_answer_over_disk_and_overlay_until_the_guard_drops() {
+    let _serial = serial();
     let (_dir, _cache, index) = indexed();
     let ov = Overlay::from_json(&json!({
         "util.py": "def load_settings(path):\n    return path\n",
@@ -182,6 +192,7 @@ fn reads_answer_over_disk_and_overlay_until_the_guard_drops() {
 
 #[test]
 fn layers_are_cached_by_content_and_config_and_plain_reads_do_no_overlay_work() {
+    let _serial = serial();
     let _turn = COUNTERS.lock().unwrap_or_else(|p| p.into_inner());
     let (_dir, _cache, index) = indexed();
     let (builds, reads) = (overlay::builds(), overlay::reads());

@@ -60,6 +60,7 @@ pub trait Items: Sized {
 /// The longest prefix of `full` whose text and JSON (each with notes and
 /// tail) are at most `max_chars` characters.
 pub fn capped<T: Items>(full: &T, notes: &[String], max_chars: usize) -> Answer {
+    lode_index::diagnostics::note_hits(full.len());
     let fits = |a: &Answer| {
         a.text.chars().count() <= max_chars && a.json.to_string().chars().count() <= max_chars
     };

@@ -1,4 +1,5 @@
-//! lode as an MCP server: the `search`, `grep` and `outline` tools over stdio,
+//! lode as an MCP server: `search`, `grep`, `outline`, `callers`, `show`,
+//! `gather`, `ask` and `map` as tools over stdio,
 //! for agents (Claude Code, Codex, OpenCode, Cursor, …).
 //!
 //! The principal types and how they fit:

@@ -191,6 +191,9 @@ impl Repos {
             let (answer, reopened) = open::query(&mut open, &repo.location, &opts, f)?;
             if reopened {
                 repo.opens.fetch_add(1, Ordering::Relaxed);
+            } else {
+                lode_index::diagnostics::note_root(&repo.location.id());
+                lode_index::diagnostics::note_cache_hit();
             }
             if let Some(o) = open.as_mut().filter(|_| !opts.no_refresh) {
                 o.checked = generation;

@@ -1,7 +1,9 @@
 //! The MCP face: rmcp's [`ServerHandler`] over the tools, and the stdio loop.
 
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
+
+use lode_index::diagnostics::{self, DiagnosticsLog, Record};
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, Implementation, ListToolsResult,
@@ -22,6 +24,8 @@ pub struct Server {
 
 struct Inner {
     repos: Repos,
+    /// The diagnostics log, when the user config switched it on.
+    log: Option<DiagnosticsLog>,
     max_chars: usize,
     /// The `tools/list` answer, built once: descriptions name the cap and
     /// the roots, which do not change while the server runs.
@@ -47,6 +51,10 @@ impl Server {
         Ok(Server {
             inner: Arc::new(Inner {
                 repos,
+                log: DiagnosticsLog::open(
+                    &options.config.diagnostics,
+                    options.cache_dir.as_deref(),
+                ),
                 max_chars,
                 tools,
             }),
@@ -67,6 +75,15 @@ impl Server {
     /// reaching the caller: a panicking tool is reported as `lode.internal`.
     pub fn call(&self, name: &str, arguments: JsonObject) -> Option<CallToolResult> {
         let tool = TOOLS.iter().find(|t| t.name == name)?;
+        let started = Instant::now();
+        diagnostics::begin();
+        // Kept only for a log that may record queries (never the trace).
+        let query = self
+            .inner
+            .log
+            .as_ref()
+            .filter(|l| l.log_queries())
+            .map(|_| loggable(&arguments));
         let call = Call {
             tool,
             arguments,
@@ -74,15 +91,43 @@ impl Server {
             max_chars: self.inner.max_chars,
         };
         let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| (tool.run)(call)));
-        Some(match outcome {
-            Ok(Ok(answer)) => answer.into_result(),
-            Ok(Err(e)) => Answer::error(&e),
-            Err(panic) => Answer::error(&ToolError::new(
+        let outcome = match outcome {
+            Ok(outcome) => outcome,
+            Err(panic) => Err(ToolError::new(
                 ToolError::INTERNAL,
                 format!("{name} failed: {}", panic_message(&panic)),
             )),
+        };
+        let tally = diagnostics::finish();
+        if let Some(log) = &self.inner.log {
+            let us = started.elapsed().as_micros() as u64;
+            let mut record = Record::new("mcp", name, us, tally);
+            record.error = outcome.as_ref().err().map(|e| e.code.to_string());
+            record.query = query;
+            log.append(&record);
+        }
+        Some(match outcome {
+            Ok(answer) => answer.into_result(),
+            Err(e) => Answer::error(&e),
         })
     }
+}
+
+/// A call's arguments as the log may keep them: no `context` (a trace is
+/// never logged), strings cut to 200 characters.
+fn loggable(arguments: &JsonObject) -> serde_json::Value {
+    let kept = arguments
+        .iter()
+        .filter(|(k, _)| k.as_str() != "context")
+        .map(|(k, v)| {
+            let v = match v {
+                serde_json::Value::String(s) => s.chars().take(200).collect::<String>().into(),
+                other => other.clone(),
+            };
+            (k.clone(), v)
+        })
+        .collect();
+    serde_json::Value::Object(kept)
 }
 
 fn panic_message(panic: &Box<dyn std::any::Any + Send>) -> String {

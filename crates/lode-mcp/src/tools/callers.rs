@@ -10,10 +10,10 @@ use crate::{Answer, Repos, ToolError};
 
 pub const TOOL: ToolDef = ToolDef {
     name: "callers",
-    description: "Who calls a symbol (direction in) or what it calls (out), as a tree to a \
-                  depth, with every call site path:line; `~` marks a match by name only. An \
-                  ambiguous name lists its definitions (error lode.ambiguous): give path or \
-                  Type::name. At most {cap} characters.",
+    description: "Who calls a symbol (direction in) or what it calls (out), as a tree with \
+                  every call site path:line; `~` marks a name-only match. An ambiguous name \
+                  lists its definitions (lode.ambiguous): give path or Type::name. At most \
+                  {cap} characters.",
     args: &["symbol", "direction", "depth", "path", "overlay"],
     schema,
     run,

@@ -12,10 +12,10 @@ use crate::{Answer, Repos, ToolError};
 
 pub const TOOL: ToolDef = ToolDef {
     name: "gather",
-    description: "Search, then the code around the best hits: their callers and callees \
-                  walked along the call graph, bodies cut to a token budget. Use for a task \
-                  described in words when the hits alone are not enough; context is the text \
-                  that led to the search. At most {cap} characters.",
+    description: "Search, then the callers and callees of the best hits along the call \
+                  graph, bodies cut to a token budget. Use when the hits alone are not \
+                  enough; context is the text that led to the search. At most {cap} \
+                  characters.",
     args: &["query", "context", "max_tokens", "path", "lang", "top_k"],
     schema,
     run,
@@ -72,6 +72,12 @@ fn run(call: Call) -> Result<Answer, ToolError> {
         Ok((results, gathered))
     })?;
     notes.extend(config_note.iter().cloned());
+    if config_note.is_some() {
+        lode_index::diagnostics::note_fallback("gather_config");
+    }
+    for cause in &gathered.fallback {
+        lode_index::diagnostics::note_fallback(&format!("gather:{cause}"));
+    }
     Ok(capped(
         &Pack {
             results,

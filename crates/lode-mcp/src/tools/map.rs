@@ -9,9 +9,9 @@ use crate::{Answer, Repos, ToolError};
 
 pub const TOOL: ToolDef = ToolDef {
     name: "map",
-    description: "An orientation in a repository: top directories with their languages and \
-                  key symbols, entry points, and the most-called symbols, fitted to a token \
-                  budget. Use first in an unfamiliar repository. At most {cap} characters.",
+    description: "A repository's top directories with languages and key symbols, entry \
+                  points and most-called symbols, fitted to a token budget. Use first in an \
+                  unfamiliar repository. At most {cap} characters.",
     args: &["max_tokens", "path"],
     schema,
     run,

@@ -4,6 +4,7 @@
 //! and one line in [`TOOLS`]. The shared pieces are here: [`Call`] (the
 //! arguments and the repositories) and the schema of a `path` argument.
 
+mod ask;
 mod callers;
 mod gather;
 mod grep;
@@ -39,6 +40,7 @@ pub const TOOLS: &[ToolDef] = &[
     callers::TOOL,
     show::TOOL,
     gather::TOOL,
+    ask::TOOL,
     map::TOOL,
 ];
 
@@ -68,7 +70,7 @@ impl ToolDef {
 fn path_property(repos: &Repos, what: &str) -> Value {
     let roots: Vec<String> = repos.roots().map(|r| r.display().to_string()).collect();
     let description = if roots.len() == 1 {
-        format!("{what}: relative to the repository root, or absolute")
+        format!("{what}, relative to the root or absolute")
     } else {
         format!(
             "{what}: relative to {}, or absolute inside one of {}",
@@ -84,7 +86,7 @@ fn overlay_property() -> Value {
 }
 
 fn lang_property() -> Value {
-    json!({"type": "string", "description": "Only this language: python, rust, typescript, go, …"})
+    json!({"type": "string", "description": "Only this language (python, rust, …)"})
 }
 
 /// `12000` → `12,000`.

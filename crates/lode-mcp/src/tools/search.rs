@@ -10,10 +10,9 @@ use crate::{Answer, Repos, ToolError};
 
 pub const TOOL: ToolDef = ToolDef {
     name: "search",
-    description: "Ranked code search: the code chunks that best match an identifier, phrase \
-                  or question, best first, each as path:start-end, symbol, score and a \
-                  4-line snippet. Use to find where something is defined or handled. At most \
-                  {cap} characters.",
+    description: "Ranked code search: the chunks best matching an identifier, phrase or \
+                  question, each as path:start-end, symbol, score and a 4-line snippet. Use \
+                  to find where something is defined or handled. At most {cap} characters.",
     args: &["query", "path", "lang", "top_k", "overlay"],
     schema,
     run,

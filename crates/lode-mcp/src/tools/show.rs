@@ -10,10 +10,9 @@ use crate::{Answer, Repos, ToolError};
 
 pub const TOOL: ToolDef = ToolDef {
     name: "show",
-    description: "One symbol's full body with line numbers, signature and doc, by name \
-                  (name, Type::name, pkg.Func) or path:LINE; with callgraph, its direct \
-                  callers and callees too. Use instead of reading a whole file. At most \
-                  {cap} characters.",
+    description: "A symbol's full body with line numbers, signature and doc; with \
+                  callgraph, its direct callers and callees too. Use instead of reading a \
+                  whole file. At most {cap} characters.",
     args: &["symbol", "path", "callgraph", "overlay"],
     schema,
     run,

@@ -1,0 +1,115 @@
+//! `ask`: search re-ranked by the call graph, plus code one call from a hit.
+
+use std::sync::OnceLock;
+
+use lode_gather::{AskOptions, AskResults, GraphCache, GraphState};
+use lode_search::SearchOptions;
+use serde_json::{Value, json};
+
+use super::{Call, ToolDef, lang_property, path_property};
+use crate::answer::{Items, capped};
+use crate::{Answer, Repos, ToolError};
+
+pub const TOOL: ToolDef = ToolDef {
+    name: "ask",
+    description: "Search re-ranked by the call graph (PageRank seeded by the hits), plus up \
+                  to 5 symbols one call from a hit, each with its edge. Use for a task in \
+                  words. At most {cap} characters.",
+    args: &["query", "path", "lang", "top_k"],
+    schema,
+    run,
+};
+
+fn schema(repos: &Repos) -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "query": {"type": "string"},
+            "path": path_property(repos, "Only under this directory or file"),
+            "lang": lang_property(),
+            "top_k": {"type": "integer", "minimum": 1, "maximum": 50, "description": "Hits (default 10)"},
+        },
+        "required": ["query"],
+        "additionalProperties": false,
+    })
+}
+
+/// One per process: the whole-repository graph is cached by index state.
+static GRAPHS: OnceLock<GraphCache> = OnceLock::new();
+
+fn run(call: Call) -> Result<Answer, ToolError> {
+    let a = call.args()?;
+    let query = a.required_string("query")?;
+    if query.trim().is_empty() {
+        return Err(lode_core::Error::BadQuery("empty query".into()).into());
+    }
+    let top_k = a.int("top_k", 1, 50)?.unwrap_or(10) as usize;
+    let langs: Vec<String> = a.string("lang")?.into_iter().collect();
+    let target = call.repos.resolve(a.string("path")?.as_deref())?;
+    let opts = SearchOptions {
+        top_k,
+        filter: lode_search::filter(target.rel, &langs)?,
+        ..SearchOptions::default()
+    };
+    let graphs = GRAPHS.get_or_init(GraphCache::new);
+    let (results, notes) = call.repos.query(target.repo, |index| {
+        let results = lode_search::search(index, &query, &opts)?;
+        // The query runs on the state the freshness check just settled: its graph is ready.
+        Ok(lode_gather::ask(
+            index,
+            &results,
+            &AskOptions::default(),
+            graphs,
+            &GraphState::Ready,
+        ))
+    })?;
+    Ok(capped(
+        &Ranked {
+            results,
+            omitted: 0,
+        },
+        &notes,
+        call.max_chars,
+    ))
+}
+
+struct Ranked {
+    results: AskResults,
+    omitted: usize,
+}
+
+impl Items for Ranked {
+    const COMMAND: &'static str = "ask";
+    const UNIT: &'static str = "hits";
+
+    fn len(&self) -> usize {
+        self.results.hits.len()
+    }
+
+    fn keep(&self, n: usize) -> Ranked {
+        let mut results = self.results.clone();
+        results.hits.truncate(n);
+        Ranked {
+            omitted: self.omitted + self.len() - results.hits.len(),
+            results,
+        }
+    }
+
+    fn omitted(&self) -> usize {
+        self.omitted
+    }
+
+    fn text(&self) -> String {
+        lode_gather::render::ask_text(&self.results)
+    }
+
+    fn empty_text(&self) -> String {
+        "no results\n".into()
+    }
+
+    fn body(&self) -> Value {
+        let mut body = serde_json::to_value(&self.results).unwrap_or(Value::Null);
+        body["omitted_hits"] = self.omitted.into();
+        body
+    }
+}
