@@ -144,13 +144,11 @@ fn progress_bar() -> Option<ProgressBar> {
     Some(bar)
 }
 
-/// Chooses the embedding model (`--model`, else `embed.model` of the config).
-/// A model that cannot be used is not fatal: the built-in one answers, and the
-/// returned note says so.
+/// Chooses the embedding backend (`--model DIR`, else `[embed]` of the
+/// config). A backend that cannot be set up is not fatal: the built-in model
+/// answers, and the returned note says so.
 pub fn select_model(common: &Common, config: &Config) -> Option<String> {
-    let dir = common.model.as_ref().or(config.embed.model.as_ref())?;
-    let e = lode_index::vectors::use_model_dir(dir).err()?;
-    Some(format!("model not used ({e}); using the built-in model"))
+    lode_index::vectors::configure(&config.embed, common.model.as_deref())
 }
 
 pub fn user_config_path(common: &Common) -> PathBuf {

@@ -72,12 +72,14 @@
 
 mod error;
 mod model;
+pub mod remote;
 mod safetensors;
 mod tokenizer;
 pub mod vectors;
 
 pub use error::{Error, Result};
 pub use model::StaticModel;
+pub use remote::{Protocol, RemoteEmbedder, RemoteOptions};
 pub use vectors::VectorEncoding;
 
 /// An embedding backend.

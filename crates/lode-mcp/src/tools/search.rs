@@ -46,9 +46,12 @@ fn run(call: Call) -> Result<Answer, ToolError> {
         filter: lode_search::filter(target.rel, &langs)?,
         ..SearchOptions::default()
     };
-    let (results, notes) = call.repos.query(target.repo, |index| {
-        lode_search::search(index, &query, &opts)
+    let ((results, dense_notes), mut notes) = call.repos.query(target.repo, |index| {
+        let results = lode_search::search(index, &query, &opts)?;
+        // Why the query ran lexical-only, if it did (an embedding server down).
+        Ok((results, index.take_notes()))
     })?;
+    notes.extend(dense_notes);
     Ok(capped(
         &Hits {
             results,
