@@ -3,7 +3,8 @@ use std::path::PathBuf;
 /// A stable error code: the `code` of a JSON error and the process exit status.
 ///
 /// Exit statuses (documented in `docs/json.md`): 0 success, 1 no results,
-/// 2 usage or bad input, 3 index problem, 4 I/O problem, 5 lock held.
+/// 2 usage or bad input, 3 index problem, 4 I/O problem, 5 lock held,
+/// 6 a model to download could not be fetched.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ErrorCode {
     BadPath,
@@ -17,6 +18,7 @@ pub enum ErrorCode {
     Locked,
     NotFound,
     Ambiguous,
+    ModelUnavailable,
 }
 
 impl ErrorCode {
@@ -33,6 +35,7 @@ impl ErrorCode {
             ErrorCode::Locked => "lode.locked",
             ErrorCode::NotFound => "lode.not_found",
             ErrorCode::Ambiguous => "lode.ambiguous",
+            ErrorCode::ModelUnavailable => "lode.model_unavailable",
         }
     }
 
@@ -47,6 +50,7 @@ impl ErrorCode {
             ErrorCode::NoIndex | ErrorCode::IndexCorrupt => 3,
             ErrorCode::Io | ErrorCode::CacheUnwritable => 4,
             ErrorCode::Locked => 5,
+            ErrorCode::ModelUnavailable => 6,
         }
     }
 }
@@ -79,6 +83,10 @@ pub enum Error {
     /// A name that several definitions share; the message lists them.
     #[error("{0}")]
     Ambiguous(String),
+    /// A model named `hf:ORG/NAME` could not be downloaded; the message
+    /// names the cause and the manual way.
+    #[error("{0}")]
+    ModelUnavailable(String),
     #[error("{}: {source}", .path.display())]
     Io {
         path: PathBuf,
@@ -109,6 +117,7 @@ impl Error {
             Error::Locked { .. } => ErrorCode::Locked,
             Error::NotFound(_) => ErrorCode::NotFound,
             Error::Ambiguous(_) => ErrorCode::Ambiguous,
+            Error::ModelUnavailable(_) => ErrorCode::ModelUnavailable,
             Error::Io { .. } => ErrorCode::Io,
         }
     }

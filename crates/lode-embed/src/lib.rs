@@ -71,6 +71,7 @@
 //! the 7.6 MB int8 table is borrowed from the binary, not copied.
 
 mod error;
+pub mod hub;
 mod model;
 pub mod remote;
 mod safetensors;
@@ -78,6 +79,7 @@ mod tokenizer;
 pub mod vectors;
 
 pub use error::{Error, Result};
+pub use hub::HubModel;
 pub use model::StaticModel;
 pub use remote::{Protocol, RemoteEmbedder, RemoteOptions};
 pub use vectors::VectorEncoding;

@@ -47,7 +47,7 @@ mod walk;
 pub use build::{
     BuildOptions, BuildReport, StatDiff, build, build_with_walk, fingerprint, stat_diff,
 };
-pub use location::{IndexLocation, WriterLock};
+pub use location::{IndexLocation, WriterLock, default_cache_base};
 pub use reader::{ChunkRow, FileRow, Filter, Index, IndexStats, LanguageCount, SymbolRow};
 pub use refresh::{Freshness, IndexState, RefreshOptions, refresh, state};
 pub use relations::{CallRow, ImportRow};

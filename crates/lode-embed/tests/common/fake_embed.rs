@@ -22,6 +22,10 @@ pub enum Reply {
     Raw(u16, String),
     /// Read the request, then say nothing for this long.
     Hang(Duration),
+    /// 200 with these bytes (a file).
+    Bytes(Vec<u8>),
+    /// 200 announcing these bytes' length, but only half of them sent.
+    Truncated(Vec<u8>),
 }
 
 /// A request as the handler sees it: its number (from 0), path and JSON body.
@@ -153,9 +157,30 @@ fn serve(
         .unwrap()
         .push((path.clone(), body.clone(), lines));
     let request = Request { n, path, body };
+    let mut stream = stream;
     let (status, text) = match handler(&request) {
         Reply::Hang(d) => {
             std::thread::sleep(d);
+            return;
+        }
+        Reply::Bytes(bytes) => {
+            let _ = write!(
+                stream,
+                "HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+                bytes.len()
+            );
+            let _ = stream.write_all(&bytes);
+            let _ = stream.flush();
+            return;
+        }
+        Reply::Truncated(bytes) => {
+            let _ = write!(
+                stream,
+                "HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+                bytes.len()
+            );
+            let _ = stream.write_all(&bytes[..bytes.len() / 2]);
+            let _ = stream.flush();
             return;
         }
         Reply::Raw(status, text) => (status, text),
@@ -176,7 +201,6 @@ fn serve(
             (200, text.to_string())
         }
     };
-    let mut stream = stream;
     let _ = write!(
         stream,
         "HTTP/1.1 {status} X\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{text}",
