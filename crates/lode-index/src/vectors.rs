@@ -636,7 +636,8 @@ mod tests {
     #[test]
     fn a_vector_setting_change_rebuilds_vectors() {
         let stored = spec();
-        let cases: [(&str, fn(&mut VectorSpec)); 6] = [
+        type Change = fn(&mut VectorSpec);
+        let cases: [(&str, Change); 6] = [
             ("backend", |s| s.backend = "ollama".into()),
             ("model", |s| s.model = "ollama:nomic".into()),
             ("dimension", |s| s.dim = 768),

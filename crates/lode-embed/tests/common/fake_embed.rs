@@ -49,10 +49,13 @@ impl Request {
     }
 }
 
+/// A request as recorded: its path, JSON body and header lines.
+pub type Seen = (String, Value, Vec<String>);
+
 pub struct Fake {
     pub url: String,
     requests: Arc<AtomicUsize>,
-    seen: Arc<Mutex<Vec<(String, Value, Vec<String>)>>>,
+    seen: Arc<Mutex<Vec<Seen>>>,
 }
 
 impl Fake {
@@ -84,7 +87,7 @@ impl Fake {
     }
 
     /// (path, body, header lines) of each request received so far.
-    pub fn seen(&self) -> Vec<(String, Value, Vec<String>)> {
+    pub fn seen(&self) -> Vec<Seen> {
         self.seen.lock().unwrap().clone()
     }
 }
@@ -121,7 +124,7 @@ fn serve(
     stream: TcpStream,
     handler: &(dyn Fn(&Request) -> Reply + Send + Sync),
     requests: &AtomicUsize,
-    seen: &Mutex<Vec<(String, Value, Vec<String>)>>,
+    seen: &Mutex<Vec<Seen>>,
 ) {
     let mut reader = BufReader::new(stream.try_clone().unwrap());
     let mut length = 0usize;
