@@ -31,7 +31,7 @@ pub struct Common {
     #[arg(long, global = true)]
     pub no_refresh: bool,
     /// A local model2vec model directory to embed with instead of the built-in model
-    /// (overrides `embed.model` in the user config).
+    /// (overrides `[embed]` in the user config).
     #[arg(long, global = true, value_name = "DIR")]
     pub model: Option<PathBuf>,
     /// Repository root (default: the enclosing git repository, or the current directory).

@@ -305,6 +305,9 @@ fn search(ctx: Context, query: &str, opts: SearchOptions) -> Result<u8> {
     let _over = ctx.overlay_over(&index)?;
     let results = lode_search::search(&index, query, &opts)?;
     note_hits(results.hits.len());
+    for note in index.take_notes() {
+        ctx.note(&note);
+    }
     emit(&ctx, "search", &results, || render::search_text(&results));
     Ok(if results.hits.is_empty() { 1 } else { 0 })
 }
@@ -365,11 +368,29 @@ struct Status {
     disk_bytes: u64,
     #[serde(skip_serializing_if = "Option::is_none")]
     stats: Option<lode_index::IndexStats>,
+    /// The index's vectors and what the embedding settings changed since the last build.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    vectors: Option<VectorsStatus>,
+}
+
+#[derive(Serialize)]
+struct VectorsStatus {
+    /// What the stored vectors are (absent for an index of an older lode).
+    stored: Option<lode_index::vectors::VectorSpec>,
+    #[serde(flatten)]
+    change: lode_index::vectors::VectorChange,
 }
 
 fn status(ctx: Context) -> Result<u8> {
     let (state, index) = lode_index::state(&ctx.location, &ctx.config)?;
     let stats = index.as_ref().map(|i| i.stats()).transpose()?;
+    let vectors = match &index {
+        Some(i) => Some(VectorsStatus {
+            stored: i.vector_spec()?,
+            change: lode_index::vectors::change_since_build(i, &ctx.config)?,
+        }),
+        None => None,
+    };
     let status = Status {
         root: ctx.location.root.display().to_string(),
         index_dir: ctx.location.dir.display().to_string(),
@@ -379,6 +400,7 @@ fn status(ctx: Context) -> Result<u8> {
         state,
         disk_bytes: index.as_ref().map_or(0, |i| i.disk_bytes()),
         stats,
+        vectors,
     };
     emit(&ctx, "status", &status, || status_text(&status));
     Ok(0)
@@ -421,6 +443,25 @@ fn status_text(s: &Status) -> String {
                 "notes: {} files with syntax errors, {} parsed as text, {} with invalid UTF-8\n",
                 st.parse_errors, st.parse_failed, st.lossy_utf8
             ));
+        }
+    }
+    if let Some(v) = &s.vectors {
+        if let Some(spec) = &v.stored {
+            out.push_str(&format!(
+                "vectors: {} {} ({} dimensions, {})\n",
+                spec.backend, spec.model, spec.dim, spec.encoding
+            ));
+        }
+        let v = &v.change;
+        let what = v.changed.join(", ");
+        match v.action {
+            "rebuild_vectors" => out.push_str(&format!(
+                "embedding settings changed ({what}): the next build rebuilds the vectors\n"
+            )),
+            "clear_query_cache" => out.push_str(&format!(
+                "embedding settings changed ({what}): only cached query embeddings are affected, nothing is rebuilt\n"
+            )),
+            _ => {}
         }
     }
     out

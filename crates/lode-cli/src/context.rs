@@ -50,7 +50,7 @@ impl Context {
         for w in warnings {
             ctx.note(&w);
         }
-        if let Some(note) = select_model(&ctx.common, &ctx.config) {
+        if let Some(note) = select_model(&ctx.common, &ctx.config)? {
             ctx.note(&note);
         }
         Ok(ctx)
@@ -217,14 +217,60 @@ fn progress_bar() -> Option<ProgressBar> {
     Some(bar)
 }
 
-/// Chooses the embedding model (`--model`, else `embed.model` of the config).
-/// A model that cannot be used is not fatal: the built-in one answers, and the
-/// returned note says so.
-pub fn select_model(common: &Common, config: &Config) -> Option<String> {
-    let dir = common.model.as_ref().or(config.embed.model.as_ref())?;
-    let e = lode_index::vectors::use_model_dir(dir).err()?;
-    lode_index::diagnostics::note_fallback("model");
-    Some(format!("model not used ({e}); using the built-in model"))
+/// Chooses the embedding backend (`--model`, else `[embed]` of the config).
+/// A backend that cannot be set up is not fatal: the built-in model answers,
+/// and the returned note says so. A model named `hf:ORG/NAME` is downloaded
+/// into the cache first, once; when that fails the command fails
+/// ([`Error::ModelUnavailable`]): the user asked for that model by name.
+pub fn select_model(common: &Common, config: &Config) -> Result<Option<String>> {
+    let named = match &common.model {
+        Some(m) => Some(m.to_string_lossy().into_owned()),
+        None if config.embed.backend() == lode_core::EmbedBackend::Builtin => {
+            config.embed.model.clone()
+        }
+        None => None,
+    };
+    let downloaded = match named.as_deref().and_then(lode_embed::HubModel::parse) {
+        Some(parsed) => Some(fetch_hub_model(common, parsed)?),
+        None => None,
+    };
+    let model_dir = downloaded.as_deref().or(common.model.as_deref());
+    let mut embed = config.embed.clone();
+    if downloaded.is_some() {
+        embed.model = None; // the directory is passed as model_dir
+    }
+    let note = lode_index::vectors::configure(&embed, model_dir);
+    if note.is_some() {
+        lode_index::diagnostics::note_fallback("model");
+    }
+    Ok(note)
+}
+
+/// The directory of a hub model, downloaded from `$LODE_HF_ENDPOINT` (default
+/// `https://huggingface.co`) into `<cache>/models/ORG/NAME` unless already there.
+fn fetch_hub_model(
+    common: &Common,
+    parsed: std::result::Result<lode_embed::HubModel, String>,
+) -> Result<PathBuf> {
+    let model = parsed.map_err(Error::BadConfig)?;
+    let cache = match &common.cache_dir {
+        Some(dir) => dir.clone(),
+        None => lode_index::default_cache_base()?,
+    };
+    let base = std::env::var("LODE_HF_ENDPOINT")
+        .ok()
+        .filter(|v| !v.is_empty())
+        .unwrap_or_else(|| lode_embed::hub::DEFAULT_BASE.to_string());
+    model.fetch(&base, &cache).map_err(|e| {
+        let dir = model.dir(&cache);
+        Error::ModelUnavailable(format!(
+            "cannot download hf:{}/{} ({e}); download the model2vec files ({}) into {}, or pass --model DIR",
+            model.org,
+            model.name,
+            lode_embed::hub::FILES.join(", "),
+            dir.display()
+        ))
+    })
 }
 
 pub fn user_config_path(common: &Common) -> PathBuf {

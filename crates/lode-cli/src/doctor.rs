@@ -137,30 +137,45 @@ fn settings(user: &Config, effective: &Config) -> Vec<Setting> {
         .collect()
 }
 
+/// The embedding backend in use and whether it embeds a query now (for a
+/// server: one real request, after the connection's probe).
 fn embedding_backend(ctx: &Context) -> Backend {
-    let custom = ctx
-        .common
-        .model
-        .as_ref()
-        .or(ctx.config.embed.model.as_ref());
+    let embed = &ctx.config.embed;
+    let wanted = match (&ctx.common.model, embed.backend()) {
+        (Some(_), _) => "local",
+        (None, lode_core::EmbedBackend::Builtin) if embed.model.is_some() => "local",
+        (None, b) => b.name(),
+    };
     let started = Instant::now();
-    let works = lode_index::vectors::query("doctor").is_some();
+    let (backend, model, answer) = lode_index::vectors::describe();
     let ms = Some(started.elapsed().as_secs_f64() * 1000.0);
-    let fingerprint = lode_index::vectors::fingerprint();
-    match custom {
-        Some(dir) if fingerprint.starts_with("builtin-") => Backend {
+    if backend != wanted {
+        let what = match (&ctx.common.model, &embed.model, wanted) {
+            (Some(dir), _, _) => dir.display().to_string(),
+            (None, Some(m), "local") => m.clone(),
+            _ => format!("the {wanted} backend"),
+        };
+        return Backend {
+            name: "embedding",
+            status: "fallback",
+            detail: format!("{what} could not be used; the built-in model answers"),
+            ms,
+        };
+    }
+    match answer {
+        Ok(()) => Backend {
+            name: "embedding",
+            status: "ok",
+            detail: format!("{backend} {model} embeds a query"),
+            ms,
+        },
+        Err(e) => Backend {
             name: "embedding",
             status: "fallback",
             detail: format!(
-                "{} could not be used; the built-in model answers",
-                dir.display()
+                "{backend} {model} does not answer ({e}); builds use the built-in model, \
+                 queries on an index of its vectors run lexical-only"
             ),
-            ms,
-        },
-        _ => Backend {
-            name: "embedding",
-            status: if works { "ok" } else { "fallback" },
-            detail: format!("{fingerprint} embeds a query"),
             ms,
         },
     }

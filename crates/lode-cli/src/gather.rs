@@ -48,6 +48,9 @@ fn search(
     };
     let index = ctx.open_fresh()?;
     let results = lode_search::search(&index, query, &opts)?;
+    for note in index.take_notes() {
+        ctx.note(&note);
+    }
     Ok((index, results))
 }
 

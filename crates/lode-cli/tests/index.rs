@@ -298,7 +298,7 @@ fn switching_the_model_rebuilds_with_a_note() {
     assert!(out.status.success());
     let err = String::from_utf8(out.stderr).unwrap();
     assert!(
-        err.contains("rebuilding the index: the embedding model changed"),
+        err.contains("rebuilding the index: the embedding settings changed (backend, model)"),
         "{err}"
     );
     let v = repo.json(&[

@@ -43,12 +43,122 @@ pub struct IndexConfig {
     pub languages: Vec<String>,
 }
 
-/// Embedding settings (user config only).
+/// Embedding settings. Everything but `encoding` is user config only: a
+/// project must not choose which server receives its code, nor the model.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct EmbedConfig {
-    /// A local model2vec model directory instead of the built-in model.
-    pub model: Option<std::path::PathBuf>,
+    /// `builtin` (default: the compiled-in model, or the local model2vec
+    /// directory of `model`), `openai` (`/v1/embeddings`) or `ollama` (`/api/embed`).
+    pub backend: Option<EmbedBackend>,
+    /// For `builtin`: a local model2vec directory (or `hf:ORG/NAME`) instead of
+    /// the built-in model. For `openai`/`ollama`: the model name sent.
+    pub model: Option<String>,
+    /// The server's base URL, `http(s)://host[:port][/base]`.
+    pub endpoint: Option<String>,
+    /// The environment variable holding the API key (sent as a bearer token).
+    pub api_key_env: Option<String>,
+    /// Allow an endpoint on a private or link-local address (loopback is
+    /// always allowed). See [`crate::endpoint`].
+    pub allow_private_endpoints: Option<bool>,
+    /// Texts per request (1..=256).
+    pub batch_size: Option<usize>,
+    /// Time allowed for one embedding call (all its batches and retries).
+    pub deadline_ms: Option<u64>,
+    /// Prepended to a query before it is embedded (e.g. `search_query: `).
+    pub query_prefix: Option<String>,
+    /// Prepended to a chunk before it is embedded (e.g. `search_document: `).
+    pub document_prefix: Option<String>,
+    /// How vectors are stored: `int8` (default), `f32` or `binary`. The one
+    /// key a project may set too: it changes the index's size and precision,
+    /// not what leaves the machine.
+    pub encoding: Option<EmbedEncoding>,
+}
+
+/// Which embedding backend.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum EmbedBackend {
+    #[default]
+    Builtin,
+    Openai,
+    Ollama,
+}
+
+impl EmbedBackend {
+    pub fn name(self) -> &'static str {
+        match self {
+            EmbedBackend::Builtin => "builtin",
+            EmbedBackend::Openai => "openai",
+            EmbedBackend::Ollama => "ollama",
+        }
+    }
+}
+
+/// How stored vectors are encoded.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum EmbedEncoding {
+    #[default]
+    Int8,
+    F32,
+    Binary,
+}
+
+impl EmbedEncoding {
+    pub fn name(self) -> &'static str {
+        match self {
+            EmbedEncoding::Int8 => "int8",
+            EmbedEncoding::F32 => "f32",
+            EmbedEncoding::Binary => "binary",
+        }
+    }
+}
+
+impl EmbedConfig {
+    pub fn backend(&self) -> EmbedBackend {
+        self.backend.unwrap_or_default()
+    }
+    pub fn batch_size(&self) -> usize {
+        self.batch_size.unwrap_or(32).clamp(1, 256)
+    }
+    pub fn deadline_ms(&self) -> u64 {
+        self.deadline_ms.unwrap_or(10_000)
+    }
+    pub fn encoding(&self) -> EmbedEncoding {
+        self.encoding.unwrap_or_default()
+    }
+
+    /// Applies a project's `[embed]`: its `encoding` is taken, every other key
+    /// is ignored with a warning naming it.
+    fn narrow_with(&mut self, project: EmbedConfig) -> Vec<String> {
+        let user_only = [
+            ("backend", project.backend.is_some()),
+            ("model", project.model.is_some()),
+            ("endpoint", project.endpoint.is_some()),
+            ("api_key_env", project.api_key_env.is_some()),
+            (
+                "allow_private_endpoints",
+                project.allow_private_endpoints.is_some(),
+            ),
+            ("batch_size", project.batch_size.is_some()),
+            ("deadline_ms", project.deadline_ms.is_some()),
+            ("query_prefix", project.query_prefix.is_some()),
+            ("document_prefix", project.document_prefix.is_some()),
+        ];
+        if project.encoding.is_some() {
+            self.encoding = project.encoding;
+        }
+        user_only
+            .into_iter()
+            .filter(|(_, set)| *set)
+            .map(|(key, _)| {
+                format!(
+                    "ignored embed.{key} in .lode.toml: the embedding backend is chosen in the user config only"
+                )
+            })
+            .collect()
+    }
 }
 
 /// How related code is gathered (`lode gather`, `lode ask`). Unset limits
@@ -211,12 +321,7 @@ impl Config {
     /// Returns a warning for each user-only key the project tried to set.
     pub fn narrow_with(&mut self, project: Config) -> Vec<String> {
         let mut warnings = Vec::new();
-        if project.embed.model.is_some() {
-            warnings.push(
-                "ignored embed.model in .lode.toml: models are chosen in the user config only"
-                    .to_string(),
-            );
-        }
+        warnings.extend(self.embed.narrow_with(project.embed));
         warnings.extend(self.gather.narrow_with(project.gather));
         if project.diagnostics != DiagnosticsConfig::default() {
             warnings.push(
@@ -321,15 +426,72 @@ mod tests {
         assert_eq!(user.index.languages, ["rust"]);
     }
 
+    /// A project's `[embed]` key `key = value` is ignored with one warning naming it.
+    fn assert_project_key_ignored(key: &str, value: &str) {
+        let mut user = Config::from_toml(
+            "[embed]\nbackend = \"ollama\"\nmodel = \"nomic-embed-text\"\n",
+            Path::new("u"),
+        )
+        .unwrap();
+        let before = user.embed.clone();
+        let project =
+            Config::from_toml(&format!("[embed]\n{key} = {value}\n"), Path::new("p")).unwrap();
+        let warnings = user.narrow_with(project);
+        assert_eq!(user.embed, before, "{key} changed the user's settings");
+        assert_eq!(warnings.len(), 1, "{key}: {warnings:?}");
+        assert!(
+            warnings[0].starts_with(&format!("ignored embed.{key} in .lode.toml")),
+            "{warnings:?}"
+        );
+    }
+
+    #[test]
+    fn a_project_cannot_choose_the_embed_backend() {
+        assert_project_key_ignored("backend", "\"openai\"");
+    }
     #[test]
     fn a_project_cannot_choose_the_model() {
+        assert_project_key_ignored("model", "\"/tmp/evil\"");
+    }
+    #[test]
+    fn a_project_cannot_choose_the_embed_endpoint() {
+        assert_project_key_ignored("endpoint", "\"https://evil.example\"");
+    }
+    #[test]
+    fn a_project_cannot_choose_the_embed_api_key_env() {
+        assert_project_key_ignored("api_key_env", "\"AWS_SECRET_ACCESS_KEY\"");
+    }
+    #[test]
+    fn a_project_cannot_allow_private_embed_endpoints() {
+        assert_project_key_ignored("allow_private_endpoints", "true");
+    }
+    #[test]
+    fn a_project_cannot_set_the_embed_batch_size() {
+        assert_project_key_ignored("batch_size", "1");
+    }
+    #[test]
+    fn a_project_cannot_set_the_embed_deadline() {
+        assert_project_key_ignored("deadline_ms", "600000");
+    }
+    #[test]
+    fn a_project_cannot_set_the_query_prefix() {
+        assert_project_key_ignored("query_prefix", "\"ignore previous instructions \"");
+    }
+    #[test]
+    fn a_project_cannot_set_the_document_prefix() {
+        assert_project_key_ignored("document_prefix", "\"x \"");
+    }
+
+    #[test]
+    fn a_project_may_choose_the_encoding() {
         let mut user = Config::default();
+        assert_eq!(user.embed.encoding(), EmbedEncoding::Int8);
         let project =
-            Config::from_toml("[embed]\nmodel = \"/tmp/evil\"\n", Path::new("p")).unwrap();
-        let warnings = user.narrow_with(project);
-        assert_eq!(user.embed.model, None);
-        assert_eq!(warnings.len(), 1);
-        assert!(warnings[0].contains("embed.model"), "{warnings:?}");
+            Config::from_toml("[embed]\nencoding = \"binary\"\n", Path::new("p")).unwrap();
+        assert!(user.narrow_with(project).is_empty());
+        assert_eq!(user.embed.encoding(), EmbedEncoding::Binary);
+        let bad = Config::from_toml("[embed]\nencoding = \"int4\"\n", Path::new("p"));
+        assert!(bad.unwrap_err().to_string().contains("int4"));
     }
 
     #[test]

@@ -3,7 +3,8 @@ use std::path::PathBuf;
 /// A stable error code: the `code` of a JSON error and the process exit status.
 ///
 /// Exit statuses (documented in `docs/json.md`): 0 success, 1 no results,
-/// 2 usage or bad input, 3 index problem, 4 I/O problem, 5 lock held.
+/// 2 usage or bad input, 3 index problem, 4 I/O problem, 5 lock held,
+/// 6 a model to download could not be fetched.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ErrorCode {
     BadPath,
@@ -18,6 +19,7 @@ pub enum ErrorCode {
     NotFound,
     Ambiguous,
     BadOverlay,
+    ModelUnavailable,
 }
 
 impl ErrorCode {
@@ -35,6 +37,7 @@ impl ErrorCode {
             ErrorCode::NotFound => "lode.not_found",
             ErrorCode::Ambiguous => "lode.ambiguous",
             ErrorCode::BadOverlay => "lode.bad_overlay",
+            ErrorCode::ModelUnavailable => "lode.model_unavailable",
         }
     }
 
@@ -50,6 +53,7 @@ impl ErrorCode {
             ErrorCode::NoIndex | ErrorCode::IndexCorrupt => 3,
             ErrorCode::Io | ErrorCode::CacheUnwritable => 4,
             ErrorCode::Locked => 5,
+            ErrorCode::ModelUnavailable => 6,
         }
     }
 }
@@ -86,6 +90,10 @@ pub enum Error {
     /// root-relative paths to strings or null, or over a size cap.
     #[error("bad overlay: {0}")]
     BadOverlay(String),
+    /// A model named `hf:ORG/NAME` could not be downloaded; the message
+    /// names the cause and the manual way.
+    #[error("{0}")]
+    ModelUnavailable(String),
     #[error("{}: {source}", .path.display())]
     Io {
         path: PathBuf,
@@ -117,6 +125,7 @@ impl Error {
             Error::NotFound(_) => ErrorCode::NotFound,
             Error::Ambiguous(_) => ErrorCode::Ambiguous,
             Error::BadOverlay(_) => ErrorCode::BadOverlay,
+            Error::ModelUnavailable(_) => ErrorCode::ModelUnavailable,
             Error::Io { .. } => ErrorCode::Io,
         }
     }

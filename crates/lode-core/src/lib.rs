@@ -28,7 +28,9 @@ mod language;
 mod record;
 mod span;
 
-pub use config::{Config, DiagnosticsConfig, EmbedConfig, FilePolicy, IndexConfig};
+pub use config::{
+    Config, DiagnosticsConfig, EmbedBackend, EmbedConfig, EmbedEncoding, FilePolicy, IndexConfig,
+};
 pub use error::{Error, ErrorCode, Result};
 pub use language::Language;
 pub use record::{CallSite, Chunk, ChunkKind, FileExtract, Import, Symbol, SymbolKind};

@@ -27,6 +27,16 @@ pub enum Error {
         /// What is wrong with it, in a few words.
         reason: String,
     },
+    /// An embedding server failed to answer, or answered something unusable.
+    /// The reason names a status, a cause or a parse position, never the
+    /// reply's text (which may quote the request).
+    #[error("{url}: {reason}")]
+    Remote {
+        /// The URL requested.
+        url: String,
+        /// What went wrong, in a few words.
+        reason: String,
+    },
 }
 
 impl Error {
@@ -44,10 +54,11 @@ impl Error {
         }
     }
 
-    /// The file (or directory) this error is about.
+    /// The file (or directory, or for a server the URL) this error is about.
     pub fn path(&self) -> &Path {
         match self {
             Error::Io { path, .. } | Error::Invalid { path, .. } => path,
+            Error::Remote { url, .. } => Path::new(url.as_str()),
         }
     }
 }

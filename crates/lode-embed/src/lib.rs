@@ -11,6 +11,12 @@
 //!   dimensions, int8, 7.6 MB; `model/MODEL_CARD.md`), [`StaticModel::from_dir`] reads
 //!   any local model2vec directory. Embedding a text = WordPiece tokens, mean of their
 //!   rows, L2 normalization, exactly as Python's `model2vec` computes it.
+//! - [`RemoteEmbedder`]: an embedding server, OpenAI-compatible (`/v1/embeddings`) or
+//!   Ollama (`/api/embed`), with batches, bounded retries, a deadline per call and
+//!   capped replies ([`remote`] says exactly); [`RemoteEmbedder::connect`] probes it
+//!   for its dimension.
+//! - [`HubModel`]: a model2vec model named `hf:ORG/NAME`, downloaded once into a
+//!   directory that [`StaticModel::from_dir`] then reads.
 //! - [`vectors`]: storage encodings ([`VectorEncoding`]: f32, int8, binary) and their
 //!   similarity kernels.
 //! - [`Error`]: a load failure, one line naming the file.
@@ -71,13 +77,17 @@
 //! the 7.6 MB int8 table is borrowed from the binary, not copied.
 
 mod error;
+pub mod hub;
 mod model;
+pub mod remote;
 mod safetensors;
 mod tokenizer;
 pub mod vectors;
 
 pub use error::{Error, Result};
+pub use hub::HubModel;
 pub use model::StaticModel;
+pub use remote::{Protocol, RemoteEmbedder, RemoteOptions};
 pub use vectors::VectorEncoding;
 
 /// An embedding backend.

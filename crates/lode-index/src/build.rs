@@ -13,6 +13,7 @@ use crate::lexical::{ChunkTerms, FieldCounts, LengthSums, PendingPostings};
 use crate::location::{IndexLocation, WriterLock};
 use crate::store::{ManifestEntry, SCHEMA_VERSION, Store};
 use crate::tokens;
+use crate::vectors::{VectorChange, VectorSpec, Vectors};
 use crate::walk::{self, SkipReason, WalkReport, WalkedFile};
 
 /// Files parsed per batch: bounds the memory of a large first build.
@@ -74,13 +75,19 @@ pub struct BuildReport {
     pub generation: u64,
 }
 
-/// The fingerprint of everything that decides an index's content besides the files.
+/// The fingerprint of everything that decides an index's content besides the
+/// files, with the vectors `config` asks for (no server is contacted).
 pub fn fingerprint(config: &Config) -> String {
+    fingerprint_with(config, &crate::vectors::intended(config))
+}
+
+/// As [`fingerprint`], for vectors of `spec` (what a build actually writes).
+fn fingerprint_with(config: &Config, spec: &VectorSpec) -> String {
     let text = format!(
         "lode={};schema={SCHEMA_VERSION};extract={};vectors={};{}",
         lode_core::LODE_VERSION,
         lode_parse::EXTRACT_VERSION,
-        crate::vectors::fingerprint(),
+        spec.fingerprint(),
         config.fingerprint_text()
     );
     blake3::hash(text.as_bytes()).to_hex()[..32].to_string()
@@ -141,8 +148,39 @@ pub fn build_with_walk(
             loc.root.display()
         ))
     })?;
-    let fp = fingerprint(opts.config);
-    let (mut store, rebuilt) = open_or_create(loc, &fp)?;
+    let vectors = crate::vectors::for_build(opts.config);
+    if let Some(note) = vectors.fallback_note() {
+        (opts.note)(note);
+    }
+    // One index, one model: a server that fails half-way makes the whole
+    // build start again with the built-in model (the transaction of the
+    // first attempt is rolled back).
+    let retry_walk = vectors.spec().is_server().then(|| walk.clone()).flatten();
+    match build_once(loc, opts, walk, &vectors, started) {
+        Err(e) if vectors.failure().is_some() => {
+            let reason = vectors.failure().unwrap_or_default();
+            (opts.note)(&format!(
+                "embedding endpoint failed while indexing ({reason}); this build uses the built-in model"
+            ));
+            drop(e);
+            let builtin = crate::vectors::builtin_for(opts.config);
+            build_once(loc, opts, retry_walk, &builtin, started)
+        }
+        other => other,
+    }
+}
+
+/// One attempt at a build, embedding with `vectors`. When embedding fails it
+/// returns an error without committing (see [`Vectors::failure`]).
+fn build_once(
+    loc: &IndexLocation,
+    opts: &BuildOptions,
+    walk: Option<WalkReport>,
+    vectors: &Vectors,
+    started: Instant,
+) -> Result<BuildReport> {
+    let fp = fingerprint_with(opts.config, vectors.spec());
+    let (mut store, rebuilt) = open_or_create(loc, &fp, vectors.spec())?;
     if let Some(reason) = &rebuilt
         && reason != "first build"
     {
@@ -185,8 +223,11 @@ pub fn build_with_walk(
         std::thread::scope(|scope| -> rusqlite::Result<()> {
         scope.spawn(move || {
             for batch in changed.chunks(BATCH) {
+                if vectors.failure().is_some() {
+                    break; // this attempt is void (see build_once)
+                }
                 let prepared: Vec<Prepared> =
-                    batch.par_iter().map(|f| prepare(f, manifest_ref.get(&f.path), selected_ref, vendored)).collect();
+                    batch.par_iter().map(|f| prepare(f, manifest_ref.get(&f.path), selected_ref, vendored, vectors)).collect();
                 if sender.send(prepared).is_err() {
                     break; // the writer stopped on an error
                 }
@@ -243,6 +284,10 @@ pub fn build_with_walk(
         }
         Ok(())
         })?;
+        if vectors.failure().is_some() {
+            // Not committed: the caller sees the failure and starts again.
+            return Err(rusqlite::Error::InvalidQuery);
+        }
         // The collection's lengths move by this build's delta; a new database
         // (or one without the sums) counts them once.
         let delta = postings.length_delta();
@@ -278,7 +323,8 @@ pub fn build_with_walk(
             set("walk_snapshot", &snapshot.to_json())?;
         }
         set("fingerprint", &fp)?;
-        set("vectors", &crate::vectors::fingerprint())?;
+        set("vectors", &vectors.spec().to_meta())?;
+        set("query_prefix", &crate::vectors::query_prefix())?;
         set("lode_version", lode_core::LODE_VERSION)?;
         set("root", &loc.root.to_string_lossy())?;
         set("generation", &generation.to_string())?;
@@ -378,24 +424,34 @@ impl WalkBasis {
     }
 }
 
-fn open_or_create(loc: &IndexLocation, fp: &str) -> Result<(Store, Option<String>)> {
+fn open_or_create(
+    loc: &IndexLocation,
+    fp: &str,
+    spec: &VectorSpec,
+) -> Result<(Store, Option<String>)> {
     let reason = match loc.current_db() {
         None => "first build".to_string(),
         Some(path) => match Store::open(&path) {
             Ok(store) => {
                 let old_fp = store.meta("fingerprint")?.unwrap_or_default();
-                if old_fp == fp {
+                let old_vectors = store.meta("vectors")?.unwrap_or_default();
+                // The whole spec too: a server's dimension is not in the fingerprint.
+                if old_fp == fp && old_vectors == spec.to_meta() {
                     return Ok((store, None));
                 }
                 let old_version = store.meta("lode_version")?.unwrap_or_default();
-                let old_vectors = store.meta("vectors")?.unwrap_or_default();
                 if old_version != lode_core::LODE_VERSION {
                     format!(
                         "it was written by lode {old_version}, this is {}",
                         lode_core::LODE_VERSION
                     )
-                } else if old_vectors != crate::vectors::fingerprint() {
-                    "the embedding model changed".to_string()
+                } else if old_vectors != spec.to_meta() {
+                    let stored = VectorSpec::parse(&old_vectors);
+                    let change = VectorChange::between(stored.as_ref(), "", spec, "");
+                    format!(
+                        "the embedding settings changed ({})",
+                        change.changed.join(", ")
+                    )
                 } else {
                     "the configuration or extraction rules changed".to_string()
                 }
@@ -458,6 +514,7 @@ fn prepare(
     prev: Option<&ManifestEntry>,
     selected: &Option<Vec<Language>>,
     vendored: bool,
+    vectors: &Vectors,
 ) -> Prepared {
     let Ok(bytes) = std::fs::read(&file.abs) else {
         return Prepared::Unreadable;
@@ -466,7 +523,7 @@ fn prepare(
     if prev.is_some_and(|m| m.hash == hash) {
         return Prepared::Unchanged;
     }
-    prepare_content(&file.path, bytes, hash, selected, vendored)
+    prepare_content(&file.path, bytes, hash, selected, vendored, vectors)
 }
 
 /// What the indexer makes of a file's content (read from disk, or given by
@@ -477,6 +534,7 @@ pub(crate) fn prepare_content(
     hash: [u8; 32],
     selected: &Option<Vec<Language>>,
     vendored: bool,
+    vectors: &Vectors,
 ) -> Prepared {
     let lang = lode_parse::detect(std::path::Path::new(path), &bytes[..bytes.len().min(512)]);
     if let Some(reason) = walk::content_reason(&bytes, vendored) {
@@ -526,7 +584,7 @@ pub(crate) fn prepare_content(
             crate::vectors::chunk_text(path, &names.join(" "), body)
         })
         .collect();
-    let vectors = crate::vectors::embed(&texts.iter().map(String::as_str).collect::<Vec<_>>());
+    let vectors = vectors.embed_documents(&texts.iter().map(String::as_str).collect::<Vec<_>>());
     let mut distinct: Vec<&str> = chunk_terms
         .iter()
         .flat_map(|c| c.terms.iter().map(|(t, _)| t.as_str()))

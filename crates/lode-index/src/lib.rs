@@ -57,7 +57,7 @@ pub use build::{
     BuildOptions, BuildReport, StatDiff, WalkBasis, build, build_with_walk, fingerprint, stat_diff,
     walk_for, walk_with,
 };
-pub use location::{IndexLocation, WriterLock};
+pub use location::{IndexLocation, WriterLock, default_cache_base};
 pub use reader::{ChunkRow, FileRow, Filter, Index, IndexStats, LanguageCount, SymbolRow};
 pub use refresh::{Freshness, IndexState, RefreshOptions, refresh, state};
 pub use relations::{CallRow, ImportRow};

@@ -150,7 +150,9 @@ pub(crate) fn cache_base(explicit: Option<&Path>) -> Result<PathBuf> {
     }
 }
 
-fn default_cache_base() -> Result<PathBuf> {
+/// The cache base when no `--cache-dir` is given: `$LODE_CACHE_DIR`,
+/// `$XDG_CACHE_HOME/lode` or `~/.cache/lode`.
+pub fn default_cache_base() -> Result<PathBuf> {
     if let Some(dir) = std::env::var_os("LODE_CACHE_DIR").filter(|v| !v.is_empty()) {
         return Ok(PathBuf::from(dir));
     }

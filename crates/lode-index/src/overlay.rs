@@ -362,6 +362,7 @@ fn prepare_text(
     text: &str,
     config: &Config,
     selected: &Option<Vec<lode_core::Language>>,
+    vectors: &crate::vectors::Vectors,
 ) -> Result<Prepared> {
     let policy = &config.files;
     Ok(
@@ -377,7 +378,7 @@ fn prepare_text(
             None => {
                 let hash = *blake3::hash(text.as_bytes()).as_bytes();
                 let bytes = text.as_bytes().to_vec();
-                prepare_content(path, bytes, hash, selected, policy.vendored)
+                prepare_content(path, bytes, hash, selected, policy.vendored, vectors)
             }
         },
     )
@@ -386,13 +387,17 @@ fn prepare_text(
 impl OverlayLayer {
     fn build(overlay: &Overlay, config: &Config, key: String) -> Result<OverlayLayer> {
         let selected = selected_languages(config)?;
+        // Embedded as a build under this config would (the index's own model
+        // when the index was built under it, which the cache key's fingerprint
+        // says).
+        let embedder = crate::vectors::for_build(config);
         // Parse in parallel, as the indexer does; assemble in path order.
         let prepared: Vec<Option<Result<Prepared>>> = overlay
             .files
             .par_iter()
             .map(|(path, content)| {
                 let text = content.as_ref()?;
-                Some(prepare_text(path, text, config, &selected))
+                Some(prepare_text(path, text, config, &selected, &embedder))
             })
             .collect();
         let mut layer = OverlayLayer {

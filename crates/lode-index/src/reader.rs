@@ -22,6 +22,8 @@ pub struct Index {
     postings_cache: Mutex<PostingsCache>,
     /// An overlay over this index for the current query (`Index::overlay`).
     overlay: RefCell<Option<Arc<Active>>>,
+    /// One-line notes of dense queries that ran lexical-only, for the caller.
+    notes: Mutex<Vec<String>>,
 }
 
 /// What BM25 needs of the whole collection, per open index.
@@ -170,6 +172,7 @@ impl Index {
             vectors_cache: OnceLock::new(),
             postings_cache: Mutex::new(PostingsCache::default()),
             overlay: RefCell::new(None),
+            notes: Mutex::new(Vec::new()),
         })
     }
 
@@ -311,14 +314,26 @@ impl Index {
     }
 
     /// The chunks nearest to `query` by the stored vectors, best first (ties
-    /// by chunk id), at most `limit`; empty when the query cannot be embedded.
+    /// by chunk id), at most `limit`. Empty when the query cannot be embedded
+    /// by the model that made the index's vectors (a server that fails, a
+    /// model this process does not use); [`take_notes`](Self::take_notes) then says why.
     pub fn dense(&self, query: &str, filter: &Filter, limit: usize) -> Result<Vec<(i64, f64)>> {
-        let Some(q) = crate::vectors::query(query) else {
-            return Ok(Vec::new());
+        let Some(spec) = self.vector_spec()? else {
+            return Ok(Vec::new()); // an index of an older lode; its fingerprint rebuilds it
         };
-        let stride = crate::vectors::stride();
+        let q = match crate::vectors::for_index(&spec)
+            .and_then(|v| Ok((v.query(query)?, v.stride())))
+        {
+            Ok(q) => q,
+            Err(why) => {
+                let mut notes = self.notes.lock().unwrap_or_else(|p| p.into_inner());
+                notes.push(format!("{why}; this query ran lexical-only"));
+                return Ok(Vec::new());
+            }
+        };
+        let (q, stride) = q;
         let allowed = self.allowed_chunks(filter)?;
-        let (ids, data) = self.vectors()?;
+        let (ids, data) = self.vectors(stride)?;
         let over = self.active_overlay();
         let mut scored: Vec<(i64, f64)> = Vec::with_capacity(ids.len());
         for (id, v) in ids.iter().zip(data.chunks_exact(stride)) {
@@ -338,13 +353,32 @@ impl Index {
         Ok(best(scored, limit))
     }
 
+    /// What the index's vectors are (`None` for an index of an older lode).
+    pub fn vector_spec(&self) -> Result<Option<crate::vectors::VectorSpec>> {
+        Ok(self
+            .store
+            .meta("vectors")?
+            .as_deref()
+            .and_then(crate::vectors::VectorSpec::parse))
+    }
+
+    /// The query prefix in force when the index was last built.
+    pub fn stored_query_prefix(&self) -> Result<String> {
+        Ok(self.store.meta("query_prefix")?.unwrap_or_default())
+    }
+
+    /// The notes of queries since the last call (a dense query that ran
+    /// lexical-only, and why), oldest first.
+    pub fn take_notes(&self) -> Vec<String> {
+        std::mem::take(&mut *self.notes.lock().unwrap_or_else(|p| p.into_inner()))
+    }
+
     /// Every chunk's id and stored vector, read once per open index: a
     /// long-lived process scans memory, not the database, on each query.
-    fn vectors(&self) -> Result<&(Vec<i64>, Vec<u8>)> {
+    fn vectors(&self, stride: usize) -> Result<&(Vec<i64>, Vec<u8>)> {
         if let Some(v) = self.vectors_cache.get() {
             return Ok(v);
         }
-        let stride = crate::vectors::stride();
         let mut stmt = self
             .store
             .connection()

@@ -1,48 +1,614 @@
 //! Chunk vectors for the semantic side of search.
 //!
-//! Every chunk is embedded at index time with the built-in static model
-//! (`lode-embed`) and stored as int8 (one scale per vector), one row per file
-//! holding its chunks' ids and vectors, so a dense scan reads a few thousand
-//! rows rather than one per chunk.
+//! Every chunk is embedded at index time and stored in the configured
+//! encoding (`embed.encoding`, int8 by default), one row per file holding its
+//! chunks' ids and vectors, so a dense scan reads a few thousand rows rather
+//! than one per chunk.
+//!
+//! The principal types:
+//!
+//! - The process's backend, set once by [`configure`] from the user config:
+//!   the built-in model, a local model2vec directory, or an embedding server
+//!   (`lode_embed::RemoteEmbedder`, OpenAI-compatible or Ollama).
+//! - [`VectorSpec`]: everything an index's vectors depend on (backend, model
+//!   id, dimension, encoding, document prefix, chunking), stored in the index
+//!   and part of its fingerprint; [`VectorChange`] says what a difference
+//!   between two of them calls for.
+//! - [`Vectors`]: the model of one build ([`for_build`]) or of one index's
+//!   queries ([`for_index`]).
+//!
+//! **One index, one model.** A build whose server fails — at the start or
+//! half-way — is done with the built-in model instead, whole (the build
+//! restarts; see `build.rs`), and records the built-in spec, so the next build
+//! with a working server rebuilds. A query embeds with the model that made the
+//! index's vectors; when that is a server that fails, the query runs
+//! lexical-only with a note, never against vectors of another model.
 
-use std::sync::OnceLock;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock, RwLock};
+use std::time::{Duration, Instant};
 
-use lode_embed::{Embedder, StaticModel, VectorEncoding};
-
-/// How vectors are stored.
-pub const ENCODING: VectorEncoding = VectorEncoding::Int8;
+use lode_core::{Config, EmbedBackend, EmbedConfig};
+use lode_embed::vectors::Query;
+use lode_embed::{Embedder, Protocol, RemoteEmbedder, RemoteOptions, StaticModel, VectorEncoding};
+use serde::{Deserialize, Serialize};
 
 /// Characters of a chunk given to the model: mean pooling over a whole large
 /// chunk blurs it, and the head (signature, doc) says most.
 const EMBED_CHARS: usize = 2000;
 
-static MODEL: OnceLock<StaticModel> = OnceLock::new();
-static CUSTOM: OnceLock<bool> = OnceLock::new();
+/// The built-in model's dimension (checked by a test), known without loading it.
+const BUILTIN_DIM: usize = 256;
 
-/// The model of this process: the one chosen by [`use_model_dir`], else the built-in one.
-pub fn model() -> &'static StaticModel {
-    MODEL.get_or_init(StaticModel::builtin)
+/// How long a server that failed is left alone before a build tries it again
+/// (a long-lived `lode mcp` must not pay a deadline on every query).
+const RETRY_AFTER: Duration = Duration::from_secs(60);
+
+/// Query embeddings kept per process for server backends.
+const QUERY_CACHE_ENTRIES: usize = 256;
+
+/// What the stored vectors of an index depend on.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct VectorSpec {
+    /// `builtin`, `local`, `openai` or `ollama`.
+    pub backend: String,
+    /// The model's id (the built-in or local model's content hash, or
+    /// `<backend>:<model name>` for a server).
+    pub model: String,
+    pub dim: usize,
+    /// `int8`, `f32` or `binary`.
+    pub encoding: String,
+    /// Prepended to each chunk's text before embedding.
+    pub document_prefix: String,
+    /// The chunking rules and the characters of a chunk embedded.
+    pub chunking: String,
 }
 
-/// Makes the model2vec directory `dir` this process's model (`--model PATH`).
-/// Call it before any indexing or search; on an error the built-in model stays.
-pub fn use_model_dir(dir: &std::path::Path) -> Result<(), lode_embed::Error> {
-    let model = StaticModel::from_dir(dir)?;
-    if MODEL.set(model).is_ok() {
-        let _ = CUSTOM.set(true);
+impl VectorSpec {
+    /// The text hashed into the index fingerprint. A server model's dimension
+    /// is left out: it is known only by asking the server, and the fingerprint
+    /// is computed on every query without a request; the model name decides
+    /// it, and a build that finds it changed rebuilds anyway (`build.rs`
+    /// compares the whole stored spec).
+    pub fn fingerprint(&self) -> String {
+        let mut s = self.clone();
+        if s.is_server() {
+            s.dim = 0;
+        }
+        serde_json::to_string(&s).unwrap_or_default()
     }
-    Ok(())
+
+    /// The whole spec as stored in the index.
+    pub fn to_meta(&self) -> String {
+        serde_json::to_string(self).unwrap_or_default()
+    }
+
+    /// Whether the vectors come from an embedding server.
+    pub fn is_server(&self) -> bool {
+        matches!(self.backend.as_str(), "openai" | "ollama")
+    }
+
+    /// The spec stored in an index (`meta.vectors`), if it is one this lode reads.
+    pub fn parse(text: &str) -> Option<VectorSpec> {
+        serde_json::from_str(text).ok()
+    }
+
+    fn encoding(&self) -> Option<VectorEncoding> {
+        VectorEncoding::from_name(&self.encoding)
+    }
 }
 
-/// What the stored vectors depend on, for the index fingerprint. The built-in
-/// model is identified by a hash of its bytes, without loading it.
-pub fn fingerprint() -> String {
-    let id = if CUSTOM.get().copied().unwrap_or(false) {
-        model().id().to_string()
-    } else {
-        StaticModel::builtin_fingerprint().to_string()
+/// What a change of the embedding settings calls for, by comparing the
+/// stored spec (and query prefix) with the current ones.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct VectorChange {
+    /// `rebuild_vectors`, `clear_query_cache` or `none`.
+    pub action: &'static str,
+    /// What differs: `backend`, `model`, `dimension`, `encoding`,
+    /// `document_prefix`, `chunking`, `query_prefix`.
+    pub changed: Vec<&'static str>,
+}
+
+impl VectorChange {
+    pub fn between(
+        stored: Option<&VectorSpec>,
+        stored_query_prefix: &str,
+        now: &VectorSpec,
+        query_prefix: &str,
+    ) -> VectorChange {
+        let mut changed = Vec::new();
+        match stored {
+            None => changed.push("model"), // an index of an older lode: unknown vectors
+            Some(s) => {
+                let fields = [
+                    ("backend", s.backend != now.backend),
+                    ("model", s.model != now.model),
+                    // 0: a server's dimension, unknown until it is asked.
+                    ("dimension", s.dim != now.dim && s.dim != 0 && now.dim != 0),
+                    ("encoding", s.encoding != now.encoding),
+                    ("document_prefix", s.document_prefix != now.document_prefix),
+                    ("chunking", s.chunking != now.chunking),
+                ];
+                changed.extend(fields.iter().filter(|f| f.1).map(|f| f.0));
+            }
+        }
+        let action = if !changed.is_empty() {
+            "rebuild_vectors"
+        } else if stored_query_prefix != query_prefix {
+            "clear_query_cache"
+        } else {
+            "none"
+        };
+        if stored_query_prefix != query_prefix {
+            changed.push("query_prefix");
+        }
+        VectorChange { action, changed }
+    }
+}
+
+/// The backend chosen for this process.
+enum Choice {
+    Builtin,
+    Local(Arc<StaticModel>),
+    Remote(Arc<Remote>),
+}
+
+/// A configured embedding server and whether it answers.
+struct Remote {
+    options: RemoteOptions,
+    url: String,
+    query_prefix: String,
+    document_prefix: String,
+    conn: Mutex<Conn>,
+    queries: Mutex<HashMap<String, Arc<Vec<f32>>>>,
+}
+
+enum Conn {
+    Untried,
+    Up(Arc<RemoteEmbedder>),
+    Down { since: Instant, reason: String },
+}
+
+impl Remote {
+    fn backend(&self) -> &'static str {
+        self.options.protocol.name()
+    }
+
+    /// The connected server, connecting (one probe request) when it was never
+    /// tried or failed over [`RETRY_AFTER`] ago.
+    fn embedder(&self) -> Result<Arc<RemoteEmbedder>, String> {
+        let mut conn = self.conn.lock().unwrap_or_else(|p| p.into_inner());
+        match &*conn {
+            Conn::Up(e) => return Ok(e.clone()),
+            Conn::Down { since, reason } if since.elapsed() < RETRY_AFTER => {
+                return Err(reason.clone());
+            }
+            _ => {}
+        }
+        match RemoteEmbedder::connect(self.options.clone()) {
+            Ok(e) => {
+                let e = Arc::new(e);
+                *conn = Conn::Up(e.clone());
+                Ok(e)
+            }
+            Err(e) => {
+                let reason = e.to_string();
+                *conn = Conn::Down {
+                    since: Instant::now(),
+                    reason: reason.clone(),
+                };
+                Err(reason)
+            }
+        }
+    }
+
+    fn mark_down(&self, reason: &str) {
+        *self.conn.lock().unwrap_or_else(|p| p.into_inner()) = Conn::Down {
+            since: Instant::now(),
+            reason: reason.to_string(),
+        };
+    }
+
+    fn spec(&self, dim: usize, encoding: VectorEncoding) -> VectorSpec {
+        VectorSpec {
+            backend: self.backend().to_string(),
+            model: format!("{}:{}", self.backend(), self.options.model),
+            dim,
+            encoding: encoding.name().to_string(),
+            document_prefix: self.document_prefix.clone(),
+            chunking: chunking(),
+        }
+    }
+}
+
+static CHOICE: RwLock<Option<Arc<Choice>>> = RwLock::new(None);
+static BUILTIN: OnceLock<StaticModel> = OnceLock::new();
+
+fn choice() -> Arc<Choice> {
+    CHOICE
+        .read()
+        .unwrap_or_else(|p| p.into_inner())
+        .clone()
+        .unwrap_or_else(|| Arc::new(Choice::Builtin))
+}
+
+fn builtin() -> &'static StaticModel {
+    BUILTIN.get_or_init(StaticModel::builtin)
+}
+
+fn chunking() -> String {
+    format!(
+        "extract-{}:chars-{EMBED_CHARS}",
+        lode_parse::EXTRACT_VERSION
+    )
+}
+
+/// Chooses this process's embedding backend from the user's `[embed]`
+/// (`model_dir`, from `--model`, overrides it with a local model2vec
+/// directory). Nothing is fatal: a backend that cannot be set up leaves the
+/// built-in model, and the returned note says why. A server is not contacted
+/// here; the first build or query does that.
+pub fn configure(embed: &EmbedConfig, model_dir: Option<&std::path::Path>) -> Option<String> {
+    let (choice, note) = match (model_dir, embed.backend()) {
+        (Some(dir), _) => local(dir),
+        (None, EmbedBackend::Builtin) => match &embed.model {
+            Some(dir) => local(std::path::Path::new(dir)),
+            None => (Choice::Builtin, None),
+        },
+        (None, backend) => match remote(embed, backend) {
+            Ok(r) => (Choice::Remote(Arc::new(r)), None),
+            Err(e) => (
+                Choice::Builtin,
+                Some(format!(
+                    "embedding backend {} not used ({e}); using the built-in model",
+                    backend.name()
+                )),
+            ),
+        },
     };
-    format!("{id}:{}:{}", ENCODING.name(), EMBED_CHARS)
+    *CHOICE.write().unwrap_or_else(|p| p.into_inner()) = Some(Arc::new(choice));
+    note
+}
+
+fn local(dir: &std::path::Path) -> (Choice, Option<String>) {
+    match StaticModel::from_dir(dir) {
+        Ok(m) => (Choice::Local(Arc::new(m)), None),
+        Err(e) => (
+            Choice::Builtin,
+            Some(format!("model not used ({e}); using the built-in model")),
+        ),
+    }
+}
+
+fn remote(embed: &EmbedConfig, backend: EmbedBackend) -> Result<Remote, String> {
+    let protocol = match backend {
+        EmbedBackend::Openai => Protocol::OpenAi,
+        _ => Protocol::Ollama,
+    };
+    let endpoint = match (&embed.endpoint, protocol) {
+        (Some(e), _) => e.clone(),
+        (None, Protocol::Ollama) => "http://127.0.0.1:11434".to_string(),
+        (None, Protocol::OpenAi) => return Err("embed.endpoint is not set".into()),
+    };
+    let model = embed
+        .model
+        .clone()
+        .ok_or_else(|| "embed.model (the model name) is not set".to_string())?;
+    let url = protocol.url(&endpoint)?;
+    lode_core::endpoint::check_endpoint(&url, embed.allow_private_endpoints == Some(true))?;
+    let mut options = RemoteOptions::new(protocol, &endpoint, &model);
+    options.api_key_env = embed.api_key_env.clone();
+    options.batch_size = embed.batch_size();
+    options.deadline = Duration::from_millis(embed.deadline_ms());
+    Ok(Remote {
+        options,
+        url,
+        query_prefix: embed.query_prefix.clone().unwrap_or_default(),
+        document_prefix: embed.document_prefix.clone().unwrap_or_default(),
+        conn: Mutex::new(Conn::Untried),
+        queries: Mutex::new(HashMap::new()),
+    })
+}
+
+/// The model behind a [`Vectors`].
+enum Model {
+    Builtin,
+    Local(Arc<StaticModel>),
+    Remote(Arc<Remote>, Arc<RemoteEmbedder>),
+}
+
+/// The embedding of one build, or of one index's queries.
+pub struct Vectors {
+    spec: VectorSpec,
+    encoding: VectorEncoding,
+    model: Model,
+    /// Why a configured server is not used by this build.
+    fallback: Option<String>,
+    /// The first embedding failure of this build.
+    failure: Mutex<Option<String>>,
+}
+
+/// What a build with `config` writes now: the configured backend, or the
+/// built-in model when the configured server does not answer
+/// ([`Vectors::fallback_note`] says so).
+pub fn for_build(config: &Config) -> Vectors {
+    let encoding = encoding_of(config);
+    match &*choice() {
+        Choice::Builtin => builtin_vectors(encoding),
+        Choice::Local(m) => Vectors {
+            spec: local_spec(m, encoding),
+            encoding,
+            model: Model::Local(m.clone()),
+            fallback: None,
+            failure: Mutex::new(None),
+        },
+        Choice::Remote(r) => match r.embedder() {
+            Ok(e) => Vectors {
+                spec: r.spec(e.dim(), encoding),
+                encoding,
+                model: Model::Remote(r.clone(), e),
+                fallback: None,
+                failure: Mutex::new(None),
+            },
+            Err(reason) => {
+                let mut v = builtin_vectors(encoding);
+                v.fallback = Some(format!(
+                    "embedding endpoint failed ({reason}); this build uses the built-in model"
+                ));
+                v
+            }
+        },
+    }
+}
+
+/// What the vectors of an index built with `config` should be, without
+/// contacting a server (whose dimension is then 0): what the fingerprint of
+/// a query's freshness check is made of. A build may differ from it when the
+/// server fails ([`for_build`]).
+pub fn intended(config: &Config) -> VectorSpec {
+    let encoding = encoding_of(config);
+    match &*choice() {
+        Choice::Builtin => builtin_vectors(encoding).spec,
+        Choice::Local(m) => local_spec(m, encoding),
+        Choice::Remote(r) => r.spec(0, encoding),
+    }
+}
+
+fn local_spec(m: &StaticModel, encoding: VectorEncoding) -> VectorSpec {
+    VectorSpec {
+        backend: "local".into(),
+        model: m.id().to_string(),
+        dim: m.dim(),
+        encoding: encoding.name().into(),
+        document_prefix: String::new(),
+        chunking: chunking(),
+    }
+}
+
+/// The built-in model's vectors in the configured encoding: what a build
+/// falls back to.
+pub fn builtin_for(config: &Config) -> Vectors {
+    builtin_vectors(encoding_of(config))
+}
+
+fn builtin_vectors(encoding: VectorEncoding) -> Vectors {
+    Vectors {
+        spec: VectorSpec {
+            backend: "builtin".into(),
+            model: StaticModel::builtin_fingerprint().to_string(),
+            dim: BUILTIN_DIM,
+            encoding: encoding.name().into(),
+            document_prefix: String::new(),
+            chunking: chunking(),
+        },
+        encoding,
+        model: Model::Builtin,
+        fallback: None,
+        failure: Mutex::new(None),
+    }
+}
+
+fn encoding_of(config: &Config) -> VectorEncoding {
+    VectorEncoding::from_name(config.embed.encoding().name()).unwrap_or(VectorEncoding::Int8)
+}
+
+/// The query prefix in force: the server backend's, none for local models.
+pub fn query_prefix() -> String {
+    match &*choice() {
+        Choice::Remote(r) => r.query_prefix.clone(),
+        _ => String::new(),
+    }
+}
+
+/// The model that embeds queries against an index whose vectors are
+/// `stored`: the same model, or an error saying why there is none.
+pub fn for_index(stored: &VectorSpec) -> Result<Vectors, String> {
+    let encoding = stored
+        .encoding()
+        .ok_or_else(|| format!("unknown vector encoding {:?}", stored.encoding))?;
+    let v = |model| Vectors {
+        spec: stored.clone(),
+        encoding,
+        model,
+        fallback: None,
+        failure: Mutex::new(None),
+    };
+    if stored.model == StaticModel::builtin_fingerprint() {
+        return Ok(v(Model::Builtin));
+    }
+    match &*choice() {
+        Choice::Local(m) if m.id() == stored.model => Ok(v(Model::Local(m.clone()))),
+        Choice::Remote(r) if r.spec(stored.dim, encoding).model == stored.model => {
+            let e = r
+                .embedder()
+                .map_err(|reason| format!("embedding endpoint failed ({reason})"))?;
+            if e.dim() != stored.dim {
+                return Err(format!(
+                    "{} now has {} dimensions, the index {}",
+                    r.url,
+                    e.dim(),
+                    stored.dim
+                ));
+            }
+            Ok(v(Model::Remote(r.clone(), e)))
+        }
+        _ => Err(format!(
+            "the index's vectors come from {}, which this process does not use",
+            stored.model
+        )),
+    }
+}
+
+impl Vectors {
+    pub fn spec(&self) -> &VectorSpec {
+        &self.spec
+    }
+
+    /// Why the configured server is not used by this build, as a note.
+    pub fn fallback_note(&self) -> Option<&str> {
+        self.fallback.as_deref()
+    }
+
+    /// The first embedding failure of this build: its vectors cannot all be
+    /// from one model, so the build must be redone with the built-in model.
+    pub fn failure(&self) -> Option<String> {
+        self.failure
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+    }
+
+    /// Bytes of one stored vector.
+    pub fn stride(&self) -> usize {
+        self.encoding.bytes_per_vector(self.spec.dim)
+    }
+
+    /// Embeds chunk texts and returns their stored encodings, concatenated;
+    /// empty when embedding failed (recorded in [`failure`](Self::failure),
+    /// and the server is marked down for the builds that follow).
+    pub fn embed_documents(&self, texts: &[&str]) -> Vec<u8> {
+        if texts.is_empty() || self.failure().is_some() {
+            return Vec::new();
+        }
+        let mut rows = Vec::with_capacity(texts.len() * self.spec.dim);
+        let result = match &self.model {
+            Model::Builtin => builtin().embed_into(texts, &mut rows),
+            Model::Local(m) => m.embed_into(texts, &mut rows),
+            Model::Remote(r, e) => {
+                let prefixed: Vec<String> = texts
+                    .iter()
+                    .map(|t| format!("{}{t}", r.document_prefix))
+                    .collect();
+                let refs: Vec<&str> = prefixed.iter().map(String::as_str).collect();
+                e.embed_into(&refs, &mut rows).inspect_err(|err| {
+                    r.mark_down(&err.to_string());
+                })
+            }
+        };
+        if let Err(e) = result {
+            let mut failure = self.failure.lock().unwrap_or_else(|p| p.into_inner());
+            failure.get_or_insert_with(|| e.to_string());
+            return Vec::new();
+        }
+        let mut out = Vec::with_capacity(texts.len() * self.stride());
+        for row in rows.chunks_exact(self.spec.dim) {
+            self.encoding.encode(row, &mut out);
+        }
+        out
+    }
+
+    /// Embeds a query for scoring against stored vectors (a server's answers
+    /// are cached per process, keyed by model, query prefix and text).
+    pub fn query(&self, text: &str) -> Result<Query, String> {
+        let mut row = Vec::with_capacity(self.spec.dim);
+        match &self.model {
+            Model::Builtin => builtin()
+                .embed_into(&[text], &mut row)
+                .map_err(|e| e.to_string()),
+            Model::Local(m) => m.embed_into(&[text], &mut row).map_err(|e| e.to_string()),
+            Model::Remote(r, e) => {
+                let key = format!("{}\n{}\n{text}", e.id(), r.query_prefix);
+                let cached = r
+                    .queries
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .get(&key)
+                    .cloned();
+                match cached {
+                    Some(v) => {
+                        row.extend_from_slice(&v);
+                        Ok(())
+                    }
+                    None => {
+                        let text = format!("{}{text}", r.query_prefix);
+                        e.embed_into(&[&text], &mut row).inspect(|_| {
+                            let mut q = r.queries.lock().unwrap_or_else(|p| p.into_inner());
+                            if q.len() >= QUERY_CACHE_ENTRIES {
+                                q.clear(); // crude but bounded; queries repeat in bursts
+                            }
+                            q.insert(key, Arc::new(row.clone()));
+                        })
+                    }
+                }
+                .map_err(|err| format!("embedding endpoint failed ({err})"))
+            }
+        }?;
+        if row.len() != self.spec.dim {
+            return Err(format!(
+                "the query embedding has {} dimensions, the index {}",
+                row.len(),
+                self.spec.dim
+            ));
+        }
+        Ok(self.encoding.query(&row))
+    }
+}
+
+/// What the doctor reports about the process's backend: its name, the model,
+/// and whether it embeds a query (with the error when not).
+pub fn describe() -> (String, String, Result<(), String>) {
+    match &*choice() {
+        Choice::Builtin => (
+            "builtin".into(),
+            StaticModel::builtin_fingerprint().into(),
+            builtin()
+                .embed(&["doctor"])
+                .map(drop)
+                .map_err(|e| e.to_string()),
+        ),
+        Choice::Local(m) => (
+            "local".into(),
+            m.id().into(),
+            m.embed(&["doctor"]).map(drop).map_err(|e| e.to_string()),
+        ),
+        Choice::Remote(r) => {
+            let answer = r.embedder().and_then(|e| {
+                e.embed(&["doctor"])
+                    .map(drop)
+                    .map_err(|err| err.to_string())
+            });
+            (
+                r.backend().into(),
+                format!("{} at {}", r.options.model, r.url),
+                answer,
+            )
+        }
+    }
+}
+
+/// What `config` changes about the vectors of `index` (for `lode status`):
+/// the stored spec against the one a build would intend now, and the stored
+/// query prefix against the one in force.
+pub fn change_since_build(
+    index: &crate::Index,
+    config: &Config,
+) -> lode_core::Result<VectorChange> {
+    Ok(VectorChange::between(
+        index.vector_spec()?.as_ref(),
+        &index.stored_query_prefix()?,
+        &intended(config),
+        &query_prefix(),
+    ))
 }
 
 /// The text embedded for a chunk: its path, the names it defines, its head.
@@ -54,29 +620,88 @@ pub fn chunk_text(path: &str, names: &str, body: &str) -> String {
     format!("{path}\n{names}\n{}", &body[..cut])
 }
 
-/// Embeds texts and returns their stored encodings, concatenated.
-pub fn embed(texts: &[&str]) -> Vec<u8> {
-    let m = model();
-    let mut rows = Vec::with_capacity(texts.len() * m.dim());
-    if m.embed_into(texts, &mut rows).is_err() {
-        return Vec::new();
-    }
-    let mut out = Vec::with_capacity(texts.len() * ENCODING.bytes_per_vector(m.dim()));
-    for row in rows.chunks_exact(m.dim()) {
-        ENCODING.encode(row, &mut out);
-    }
-    out
-}
+#[cfg(test)]
+mod tests {
+    use super::*;
 
-/// Embeds a query for scoring against stored vectors.
-pub fn query(text: &str) -> Option<lode_embed::vectors::Query> {
-    let m = model();
-    let mut row = Vec::with_capacity(m.dim());
-    m.embed_into(&[text], &mut row).ok()?;
-    Some(ENCODING.query(&row))
-}
+    #[test]
+    fn the_builtin_dimension_is_known_without_loading() {
+        assert_eq!(builtin().dim(), BUILTIN_DIM);
+    }
 
-/// Bytes of one stored vector.
-pub fn stride() -> usize {
-    ENCODING.bytes_per_vector(model().dim())
+    fn spec() -> VectorSpec {
+        builtin_vectors(VectorEncoding::Int8).spec
+    }
+
+    #[test]
+    fn a_vector_setting_change_rebuilds_vectors() {
+        let stored = spec();
+        type Change = fn(&mut VectorSpec);
+        let cases: [(&str, Change); 6] = [
+            ("backend", |s| s.backend = "ollama".into()),
+            ("model", |s| s.model = "ollama:nomic".into()),
+            ("dimension", |s| s.dim = 768),
+            ("encoding", |s| s.encoding = "binary".into()),
+            ("document_prefix", |s| s.document_prefix = "doc: ".into()),
+            ("chunking", |s| s.chunking = "extract-99:chars-2000".into()),
+        ];
+        for (field, change) in cases {
+            let mut now = stored.clone();
+            change(&mut now);
+            assert_ne!(stored.to_meta(), now.to_meta(), "{field}");
+            if field != "dimension" {
+                assert_ne!(stored.fingerprint(), now.fingerprint(), "{field}");
+            }
+            let c = VectorChange::between(Some(&stored), "", &now, "");
+            assert_eq!(c.action, "rebuild_vectors", "{field}");
+            assert_eq!(c.changed, [field]);
+        }
+    }
+
+    #[test]
+    fn a_query_prefix_change_only_clears_the_query_cache() {
+        let c = VectorChange::between(Some(&spec()), "", &spec(), "search_query: ");
+        assert_eq!(c.action, "clear_query_cache");
+        assert_eq!(c.changed, ["query_prefix"]);
+        // It is not part of what the vectors depend on.
+        assert!(!spec().fingerprint().contains("query"));
+    }
+
+    #[test]
+    fn no_change_is_nothing_to_do() {
+        let c = VectorChange::between(Some(&spec()), "q: ", &spec(), "q: ");
+        assert_eq!((c.action, c.changed.len()), ("none", 0));
+        let old = VectorChange::between(None, "", &spec(), "");
+        assert_eq!(old.action, "rebuild_vectors");
+    }
+
+    #[test]
+    fn specs_round_trip_through_the_index() {
+        let s = spec();
+        assert_eq!(VectorSpec::parse(&s.to_meta()), Some(s.clone()));
+        // A server's dimension is in the stored spec, not the fingerprint.
+        let mut server = s.clone();
+        server.backend = "ollama".into();
+        server.dim = 768;
+        let mut other = server.clone();
+        other.dim = 1024;
+        assert_eq!(server.fingerprint(), other.fingerprint());
+        assert_ne!(server.to_meta(), other.to_meta());
+        assert_eq!(VectorSpec::parse("builtin-abc:int8:2000"), None);
+    }
+
+    #[test]
+    fn every_encoding_stores_and_scores() {
+        for enc in VectorEncoding::ALL {
+            let v = builtin_vectors(enc);
+            let stored = v.embed_documents(&["fn parse_config()", "SELECT 1"]);
+            assert_eq!(stored.len(), 2 * v.stride(), "{enc:?}");
+            let q = v.query("parse the config").unwrap();
+            let (a, b) = (
+                q.score(&stored[..v.stride()]),
+                q.score(&stored[v.stride()..]),
+            );
+            assert!(a > b, "{enc:?}: {a} vs {b}");
+        }
+    }
 }

@@ -49,10 +49,13 @@ fn run(call: Call) -> Result<Answer, ToolError> {
         filter: lode_search::filter(target.rel, &langs)?,
         ..SearchOptions::default()
     };
-    let (results, notes) = call.repos.query(target.repo, |index| {
+    let ((results, dense_notes), mut notes) = call.repos.query(target.repo, |index| {
         let _over = overlay::over(index, staged.as_ref())?;
-        lode_search::search(index, &query, &opts)
+        let results = lode_search::search(index, &query, &opts)?;
+        // Why the query ran lexical-only, if it did (an embedding server down).
+        Ok((results, index.take_notes()))
     })?;
+    notes.extend(dense_notes);
     let items = Hits {
         results,
         omitted: 0,
