@@ -297,6 +297,18 @@ pub struct Config {
     pub embed: EmbedConfig,
     pub gather: GatherConfig,
     pub diagnostics: DiagnosticsConfig,
+    pub mcp: McpConfig,
+}
+
+/// Limits of a long-lived `lode mcp` process (user config only: they bound
+/// the whole process, not one repository).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct McpConfig {
+    /// After a call, while the process's resident memory is above this many
+    /// MiB, the least recently used open indexes (and their caches) are
+    /// closed, down to the one just used.
+    pub max_memory_mb: Option<u64>,
 }
 
 impl Config {
@@ -323,6 +335,12 @@ impl Config {
         let mut warnings = Vec::new();
         warnings.extend(self.embed.narrow_with(project.embed));
         warnings.extend(self.gather.narrow_with(project.gather));
+        if project.mcp != McpConfig::default() {
+            warnings.push(
+                "ignored [mcp] in .lode.toml: the server's limits are set in the user config only"
+                    .to_string(),
+            );
+        }
         if project.diagnostics != DiagnosticsConfig::default() {
             warnings.push(
                 "ignored [diagnostics] in .lode.toml: the diagnostics log is chosen in the user config only"
@@ -540,6 +558,17 @@ mod tests {
             Config::from_toml("[gather]\ndecision = \"deterministic\"\n", Path::new("p")).unwrap();
         assert!(user.narrow_with(off).is_empty());
         assert!(!user.gather.uses_endpoint());
+    }
+
+    #[test]
+    fn the_memory_ceiling_is_user_config_only() {
+        let user = Config::from_toml("[mcp]\nmax_memory_mb = 512\n", Path::new("u")).unwrap();
+        assert_eq!(user.mcp.max_memory_mb, Some(512));
+        let mut narrowed = user.clone();
+        let project = Config::from_toml("[mcp]\nmax_memory_mb = 1\n", Path::new("p")).unwrap();
+        let warnings = narrowed.narrow_with(project);
+        assert_eq!(narrowed.mcp.max_memory_mb, Some(512));
+        assert!(warnings.iter().any(|w| w.contains("[mcp]")), "{warnings:?}");
     }
 
     #[test]

@@ -30,6 +30,7 @@ mod span;
 
 pub use config::{
     Config, DiagnosticsConfig, EmbedBackend, EmbedConfig, EmbedEncoding, FilePolicy, IndexConfig,
+    McpConfig,
 };
 pub use error::{Error, ErrorCode, Result};
 pub use language::Language;

@@ -272,13 +272,25 @@ impl Repos {
     }
 
     /// Marks `i` as just used and closes the least recently used indexes
-    /// beyond `max_open`.
+    /// beyond `max_open`, and beyond the memory ceiling
+    /// (`[mcp] max_memory_mb`): while the process's resident memory is over
+    /// it, down to the index just used.
     fn touch(&self, i: usize) {
+        let over_ceiling = self
+            .config
+            .mcp
+            .max_memory_mb
+            .zip(resident_mb())
+            .is_some_and(|(ceiling, rss)| rss > ceiling);
         let evicted: Vec<usize> = {
             let mut recent = self.recent.lock().unwrap_or_else(|p| p.into_inner());
             recent.retain(|&j| j != i);
             recent.push(i);
-            let excess = recent.len().saturating_sub(self.max_open);
+            let excess = if over_ceiling {
+                recent.len() - 1
+            } else {
+                recent.len().saturating_sub(self.max_open)
+            };
             recent.drain(..excess).collect()
         };
         // Outside the `recent` lock: a repository busy in another call is
@@ -331,6 +343,13 @@ fn lock_open(open: &Mutex<Option<OpenIndex>>) -> MutexGuard<'_, Option<OpenIndex
         *guard = None;
         guard
     })
+}
+
+/// The process's resident memory in MiB (Linux `/proc/self/statm`; `None` elsewhere).
+fn resident_mb() -> Option<u64> {
+    let statm = std::fs::read_to_string("/proc/self/statm").ok()?;
+    let pages: u64 = statm.split_whitespace().nth(1)?.parse().ok()?;
+    Some(pages * 4096 / (1 << 20))
 }
 
 /// `a/./b/../c` → `a/c`, without touching the file system.
@@ -489,6 +508,33 @@ mod tests {
         }
         assert!(!r.repo(0).is_watched());
         assert_eq!(r.repo(0).checks(), 3);
+    }
+
+    #[test]
+    fn over_the_memory_ceiling_only_the_index_just_used_stays_open() {
+        let a = tempfile::tempdir().unwrap();
+        let b = tempfile::tempdir().unwrap();
+        let cache = tempfile::tempdir().unwrap();
+        std::fs::write(a.path().join("a.py"), "def alpha(): pass\n").unwrap();
+        std::fs::write(b.path().join("b.py"), "def beta(): pass\n").unwrap();
+        let options = |ceiling: u64| {
+            let mut o = Options::new(vec![a.path().to_path_buf(), b.path().to_path_buf()]);
+            o.cache_dir = Some(cache.path().to_path_buf());
+            o.max_open = 4;
+            o.config.mcp.max_memory_mb = Some(ceiling);
+            o
+        };
+        // Any process is over 1 MiB: only the last used index stays.
+        let r = Repos::new(&options(1)).unwrap();
+        r.query(0, |_| Ok(())).unwrap();
+        r.query(1, |_| Ok(())).unwrap();
+        assert_eq!(r.open_count(), 1);
+        assert!(r.repos[0].lock().is_none() && r.repos[1].lock().is_some());
+        // Under the ceiling, max_open decides.
+        let r = Repos::new(&options(1 << 40)).unwrap();
+        r.query(0, |_| Ok(())).unwrap();
+        r.query(1, |_| Ok(())).unwrap();
+        assert_eq!(r.open_count(), 2);
     }
 
     #[test]
