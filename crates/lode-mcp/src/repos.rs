@@ -489,8 +489,22 @@ mod tests {
         std::fs::write(a.path().join("src/new/g.py"), "def delta(): pass\n").unwrap();
         assert!(has(&r, "delta") && !has(&r, "gamma"));
 
+        // A rename across directories (what a branch switch does many times).
+        std::fs::rename(a.path().join("src/new/g.py"), a.path().join("src/h.py")).unwrap();
+        let paths = |r: &Repos, name: &'static str| {
+            r.query(0, move |i| {
+                Ok(i.symbols_named(name)?
+                    .into_iter()
+                    .map(|s| s.path)
+                    .collect::<Vec<_>>())
+            })
+            .unwrap()
+            .0
+        };
+        assert_eq!(paths(&r, "delta"), vec!["src/h.py".to_string()]);
+
         // A deletion.
-        std::fs::remove_file(a.path().join("src/new/g.py")).unwrap();
+        std::fs::remove_file(a.path().join("src/h.py")).unwrap();
         assert!(!has(&r, "delta"));
     }
 
