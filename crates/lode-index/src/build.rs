@@ -307,7 +307,6 @@ fn build_once(
                 |r| Ok(LengthSums { chunks: r.get(0)?, len: [r.get(1)?, r.get(2)?, r.get(3)?] }),
             )?,
         };
-        let stats = sums.collection();
         let walk_skipped: BTreeMap<&str, u64> =
             walk.skipped.iter().map(|(r, n)| (r.as_str(), *n)).collect();
         let set = |k: &str, v: &str| {
@@ -318,7 +317,6 @@ fn build_once(
             .map(|_| ())
         };
         set("lexical_sums", &sums.to_meta())?;
-        set("lexical_stats", &stats.to_meta())?;
         if let Some(snapshot) = &walk.snapshot {
             set("walk_snapshot", &snapshot.to_json())?;
         }

@@ -347,26 +347,6 @@ pub struct CollectionStats {
     pub avg: [f64; 3],
 }
 
-impl CollectionStats {
-    pub fn to_meta(&self) -> String {
-        format!(
-            "{} {} {} {}",
-            self.chunks, self.avg[0], self.avg[1], self.avg[2]
-        )
-    }
-
-    pub fn from_meta(s: &str) -> Option<CollectionStats> {
-        let v: Vec<f64> = s
-            .split_whitespace()
-            .map(|x| x.parse().ok())
-            .collect::<Option<_>>()?;
-        (v.len() == 4).then(|| CollectionStats {
-            chunks: v[0],
-            avg: [v[1], v[2], v[3]],
-        })
-    }
-}
-
 /// BM25F parameters: field weights and length normalisation per field.
 #[derive(Clone, Copy, Debug)]
 pub struct Bm25Params {
@@ -431,6 +411,20 @@ mod tests {
             decode(&data, |p| list.push(p.chunk)).unwrap();
         }
         out
+    }
+
+    #[test]
+    fn length_sums_round_trip_and_refuse_damage() {
+        let s = LengthSums {
+            chunks: 3,
+            len: [4, 5, 60],
+        };
+        assert_eq!(LengthSums::from_meta(&s.to_meta()), Some(s));
+        assert_eq!(s.collection().avg, [4.0 / 3.0, 5.0 / 3.0, 20.0]);
+        for bad in ["", "1 2 3", "1 2 3 x", "1 2 3 4 5"] {
+            assert_eq!(LengthSums::from_meta(bad), None, "{bad:?}");
+        }
+        assert_eq!(LengthSums::default().collection().avg, [0.0; 3]);
     }
 
     #[test]

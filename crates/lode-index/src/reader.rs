@@ -8,7 +8,7 @@ use lode_core::{Error, Result};
 use rusqlite::OptionalExtension;
 use serde::Serialize;
 
-use crate::lexical::{self, Bm25Params, CollectionStats, Posting};
+use crate::lexical::{self, Bm25Params, CollectionStats, LengthSums, Posting};
 use crate::location::IndexLocation;
 use crate::overlay::{self, Active};
 use crate::store::{Store, sql_err};
@@ -231,14 +231,16 @@ impl Index {
         if let Some(s) = self.stats_cache.get() {
             return Ok(*s);
         }
-        let text = self.store.meta("lexical_stats")?.unwrap_or_default();
+        let sums = self.store.meta("lexical_sums")?.unwrap_or_default();
         let max_chunk_id: i64 = self
             .store
             .connection()
             .query_row("SELECT COALESCE(MAX(id), 0) FROM chunks", [], |r| r.get(0))
             .map_err(|e| self.err(e))?;
         let stats = LexicalStats {
-            collection: CollectionStats::from_meta(&text).unwrap_or_default(),
+            collection: LengthSums::from_meta(&sums)
+                .unwrap_or_default()
+                .collection(),
             max_chunk_id,
         };
         let _ = self.stats_cache.set(stats);

@@ -280,8 +280,9 @@ impl Repos {
             .config
             .mcp
             .max_memory_mb
-            .zip(resident_mb())
-            .is_some_and(|(ceiling, rss)| rss > ceiling);
+            // (Read only when a ceiling is set: this runs after every call.)
+            .and_then(|ceiling| Some(resident_mb()? > ceiling))
+            .unwrap_or(false);
         let evicted: Vec<usize> = {
             let mut recent = self.recent.lock().unwrap_or_else(|p| p.into_inner());
             recent.retain(|&j| j != i);
@@ -371,10 +372,23 @@ fn lexical_normal(p: &Path) -> PathBuf {
 mod tests {
     use super::*;
 
-    fn repos(roots: &[&Path], cache: &Path) -> Repos {
+    /// Options for `roots` with their indexes under `cache`.
+    fn options(roots: &[&Path], cache: &Path) -> Options {
         let mut o = Options::new(roots.iter().map(|r| r.to_path_buf()).collect());
         o.cache_dir = Some(cache.to_path_buf());
+        o
+    }
+
+    fn repos(roots: &[&Path], cache: &Path) -> Repos {
+        let mut o = options(roots, cache);
         o.max_open = 1;
+        Repos::new(&o).unwrap()
+    }
+
+    /// Without a watcher: every call runs the stat pass.
+    fn unwatched(root: &Path, cache: &Path) -> Repos {
+        let mut o = options(&[root], cache);
+        o.watch = false;
         Repos::new(&o).unwrap()
     }
 
@@ -513,10 +527,7 @@ mod tests {
         let a = tempfile::tempdir().unwrap();
         let cache = tempfile::tempdir().unwrap();
         std::fs::write(a.path().join("a.py"), "def alpha(): pass\n").unwrap();
-        let mut o = Options::new(vec![a.path().to_path_buf()]);
-        o.cache_dir = Some(cache.path().to_path_buf());
-        o.watch = false;
-        let r = Repos::new(&o).unwrap();
+        let r = unwatched(a.path(), cache.path());
         for _ in 0..3 {
             r.query(0, |_| Ok(())).unwrap();
         }
@@ -532,8 +543,7 @@ mod tests {
         std::fs::write(a.path().join("a.py"), "def alpha(): pass\n").unwrap();
         std::fs::write(b.path().join("b.py"), "def beta(): pass\n").unwrap();
         let options = |ceiling: u64| {
-            let mut o = Options::new(vec![a.path().to_path_buf(), b.path().to_path_buf()]);
-            o.cache_dir = Some(cache.path().to_path_buf());
+            let mut o = options(&[a.path(), b.path()], cache.path());
             o.max_open = 4;
             o.config.mcp.max_memory_mb = Some(ceiling);
             o
@@ -579,10 +589,7 @@ mod tests {
         let cache = tempfile::tempdir().unwrap();
         std::fs::write(a.path().join("a.py"), "def alpha(): pass\n").unwrap();
         // The stat pass's own behaviour: no watcher thread refreshing between calls.
-        let mut o = Options::new(vec![a.path().to_path_buf()]);
-        o.cache_dir = Some(cache.path().to_path_buf());
-        o.watch = false;
-        let r = Repos::new(&o).unwrap();
+        let r = unwatched(a.path(), cache.path());
         let files = |r: &Repos| r.query(0, |i| Ok(i.stats()?.files)).unwrap().0;
         assert_eq!(files(&r), 1);
         assert_eq!(files(&r), 1);

@@ -15,7 +15,8 @@
 //! removes) a file named by a sequence number in a directory of the index's
 //! cache, which the same watcher watches, and waits until the thread has seen
 //! that name. The kernel queues events in order, so every event of a write
-//! that finished before the call is counted by then (≈0.1 ms; past
+//! that finished before the call is counted by then (a warm `search` round
+//! trip on tokio: 3.24 ms with the barrier, 2.82 ms with `--no-refresh`; past
 //! [`BARRIER_WAIT`] the call checks the tree instead). The number is read from
 //! the event's file name, not from a file's content, which a later barrier
 //! could already have changed.
