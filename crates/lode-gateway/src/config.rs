@@ -3,7 +3,7 @@
 //! loudly instead of being ignored.
 
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use serde::Deserialize;
@@ -14,6 +14,8 @@ use crate::Error;
 pub const DEFAULT_START_TIMEOUT_MS: u64 = 10_000;
 /// Default wait for a forwarded `tools/call`.
 pub const DEFAULT_CALL_TIMEOUT_MS: u64 = 60_000;
+/// Default number of times a failed server is started again.
+pub const DEFAULT_MAX_RESTARTS: u32 = 3;
 
 /// A parsed and checked gateway config.
 #[derive(Clone, Debug, Deserialize, PartialEq)]
@@ -28,6 +30,15 @@ pub struct Config {
     /// How long a server may take to start and list its tools.
     #[serde(default = "default_start_timeout")]
     pub start_timeout_ms: u64,
+    /// How many times a server that crashed, hung or answered garbage is
+    /// started again (with a doubling backoff from 0.5 s); 0: never.
+    #[serde(default = "default_max_restarts")]
+    pub max_restarts: u32,
+    /// A JSON-lines file that gets one line per ended turn (telemetry:
+    /// counts, sizes and tool names, never arguments or query text). A
+    /// relative path is relative to the config file's directory.
+    #[serde(default)]
+    pub telemetry_file: Option<PathBuf>,
     #[serde(default)]
     pub search: SearchConfig,
     /// The downstream servers, `[[server]]` tables, in order.
@@ -84,6 +95,10 @@ fn default_start_timeout() -> u64 {
     DEFAULT_START_TIMEOUT_MS
 }
 
+fn default_max_restarts() -> u32 {
+    DEFAULT_MAX_RESTARTS
+}
+
 impl Config {
     /// Parses and checks a config; `origin` names it in errors (`origin:line: message`).
     pub fn from_toml(text: &str, origin: &str) -> Result<Config, Error> {
@@ -104,7 +119,11 @@ impl Config {
     pub fn load(path: &Path) -> Result<Config, Error> {
         let text = std::fs::read_to_string(path)
             .map_err(|e| Error::Config(format!("{}: {e}", path.display())))?;
-        Config::from_toml(&text, &path.display().to_string())
+        let mut config = Config::from_toml(&text, &path.display().to_string())?;
+        if let (Some(file), Some(dir)) = (&mut config.telemetry_file, path.parent()) {
+            *file = dir.join(&*file);
+        }
+        Ok(config)
     }
 
     pub fn call_timeout(&self) -> Duration {
@@ -250,6 +269,19 @@ command = "/opt/weather"
         // The line of a syntax or type error is given.
         let e = Config::from_toml(&format!("{server}args = 3\n"), "g.toml").unwrap_err();
         assert!(e.to_string().starts_with("g.toml:4: "), "{e}");
+    }
+
+    #[test]
+    fn restarts_and_a_turn_log_relative_to_the_config_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("gateway.toml");
+        let server = "[[server]]\nname = \"fs\"\ncommand = \"x\"\n";
+        std::fs::write(&path, format!("telemetry_file = \"t.jsonl\"\n{server}")).unwrap();
+        let c = Config::load(&path).unwrap();
+        assert_eq!(c.telemetry_file, Some(dir.path().join("t.jsonl")));
+        assert_eq!(c.max_restarts, DEFAULT_MAX_RESTARTS);
+        let c = Config::from_toml(&format!("max_restarts = 0\n{server}"), "g.toml").unwrap();
+        assert_eq!((c.max_restarts, c.telemetry_file), (0, None));
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! One downstream MCP server: a child process behind an rmcp client, and
-//! whether it still answers. A server that fails once is down for good — the
-//! gateway does not restart it (a restart could change its tools under an
-//! agent that has already seen them).
+//! whether it still answers. A server that fails is down until the hub
+//! restarts it; each start is an *epoch*, so news about an old process (its
+//! watcher ending, a call that failed on it) cannot mark the new one down.
 
 use std::process::Stdio;
 use std::sync::Mutex;
@@ -56,12 +56,34 @@ pub(crate) async fn start(config: &ServerConfig, timeout: Duration) -> Result<St
 /// A configured server as the gateway sees it while serving.
 pub(crate) struct Downstream {
     pub name: String,
+    state: Mutex<State>,
+}
+
+struct State {
     /// `None` when it never started.
     peer: Option<Peer<RoleClient>>,
     /// Stops its client (and so the child) when it is marked down.
-    stop: Mutex<Option<RunningServiceCancellationToken>>,
-    /// `Some(why)` once it is unavailable.
-    down: Mutex<Option<String>>,
+    stop: Option<RunningServiceCancellationToken>,
+    /// `Some(why)` while it is unavailable.
+    down: Option<String>,
+    /// Which start the peer belongs to: 0 for the first, +1 per restart.
+    epoch: u64,
+}
+
+impl State {
+    /// Marks the process of `epoch` down: `None` when it already is, or is
+    /// not the current process; else the token that stops its client.
+    fn take_down(
+        &mut self,
+        epoch: u64,
+        why: String,
+    ) -> Option<Option<RunningServiceCancellationToken>> {
+        if self.epoch != epoch || self.down.is_some() {
+            return None;
+        }
+        self.down = Some(why);
+        Some(self.stop.take())
+    }
 }
 
 /// What became of a forwarded call.
@@ -70,54 +92,73 @@ pub(crate) enum Outcome {
     Answered(CallToolResult),
     /// The server answered, but not with something to pass on; it stays up.
     Refused(String),
-    /// The server crashed, hung or answered garbage: it is down from now on.
-    Failed(String),
+    /// The server (of this epoch) crashed, hung or answered garbage.
+    Failed { epoch: u64, why: String },
 }
 
 impl Downstream {
     pub fn up(name: &str, running: &RunningService<RoleClient, ()>) -> Downstream {
         Downstream {
             name: name.to_string(),
-            peer: Some(running.peer().clone()),
-            stop: Mutex::new(Some(running.cancellation_token())),
-            down: Mutex::new(None),
+            state: Mutex::new(State {
+                peer: Some(running.peer().clone()),
+                stop: Some(running.cancellation_token()),
+                down: None,
+                epoch: 0,
+            }),
         }
     }
 
     pub fn failed(name: &str, why: String) -> Downstream {
         Downstream {
             name: name.to_string(),
-            peer: None,
-            stop: Mutex::new(None),
-            down: Mutex::new(Some(why)),
+            state: Mutex::new(State {
+                peer: None,
+                stop: None,
+                down: Some(why),
+                epoch: 0,
+            }),
         }
     }
 
     /// Why it is unavailable, if it is.
     pub fn down_reason(&self) -> Option<String> {
-        self.down.lock().unwrap().clone()
+        self.state.lock().unwrap().down.clone()
     }
 
     pub fn is_up(&self) -> bool {
-        self.down.lock().unwrap().is_none()
+        self.state.lock().unwrap().down.is_none()
     }
 
-    /// Marks it unavailable and stops its client; `false` if it already was.
-    pub fn mark_down(&self, why: String) -> bool {
-        {
-            let mut down = self.down.lock().unwrap();
-            if down.is_some() {
-                return false;
+    /// Marks the process of `epoch` unavailable and stops its client; `false`
+    /// if it already was, or if a newer process has replaced it.
+    pub fn mark_down(&self, epoch: u64, why: String) -> bool {
+        let taken = self.state.lock().unwrap().take_down(epoch, why);
+        match taken {
+            None => false,
+            Some(stop) => {
+                if let Some(token) = stop {
+                    token.cancel();
+                }
+                true
             }
-            *down = Some(why);
         }
-        self.stop();
-        true
+    }
+
+    /// Puts a restarted process in service; returns its epoch.
+    pub fn revive(&self, running: &RunningService<RoleClient, ()>) -> u64 {
+        let mut s = self.state.lock().unwrap();
+        s.epoch += 1;
+        s.peer = Some(running.peer().clone());
+        s.stop = Some(running.cancellation_token());
+        s.down = None;
+        s.epoch
     }
 
     /// Stops the client: its stdin closes, then the child is terminated.
     pub fn stop(&self) {
-        if let Some(token) = self.stop.lock().unwrap().take() {
+        let stop = self.state.lock().unwrap().stop.take();
+        if let Some(token) = stop {
             token.cancel();
         }
     }
@@ -129,14 +170,19 @@ impl Downstream {
         arguments: Option<JsonObject>,
         timeout: Duration,
     ) -> Outcome {
-        let (Some(peer), true) = (&self.peer, self.is_up()) else {
-            return Outcome::Refused(self.unavailable());
+        let (peer, epoch) = {
+            let s = self.state.lock().unwrap();
+            match (&s.peer, &s.down) {
+                (Some(peer), None) => (peer.clone(), s.epoch),
+                _ => return Outcome::Refused(self.unavailable_with(s.down.as_deref())),
+            }
         };
+        let failed = |why: String| Outcome::Failed { epoch, why };
         let mut params = CallToolRequestParams::new(original.to_string());
         params.arguments = arguments;
         // Dropping the request on timeout sends notifications/cancelled.
         match tokio::time::timeout(timeout, peer.call_tool_once(params)).await {
-            Err(_) => Outcome::Failed(format!("no answer within {} ms", timeout.as_millis())),
+            Err(_) => failed(format!("no answer within {} ms", timeout.as_millis())),
             Ok(Ok(CallToolResponse::Complete(result))) => Outcome::Answered(result),
             Ok(Ok(_)) => Outcome::Refused(format!(
                 "server {:?} asked for input or started a task, which the gateway does not relay",
@@ -148,18 +194,22 @@ impl Downstream {
                 short(&e.message)
             )),
             Ok(Err(ServiceError::UnexpectedResponse)) => {
-                Outcome::Failed("answered with something that is not a tool result".into())
+                failed("answered with something that is not a tool result".into())
             }
-            Ok(Err(e)) => Outcome::Failed(short(&format!("connection lost ({e})"))),
+            Ok(Err(e)) => failed(short(&format!("connection lost ({e})"))),
         }
     }
 
     /// The message a call of one of its tools gets while it is down.
     pub fn unavailable(&self) -> String {
+        self.unavailable_with(self.down_reason().as_deref())
+    }
+
+    fn unavailable_with(&self, why: Option<&str>) -> String {
         format!(
             "server {:?} is unavailable ({}); its tools cannot be called",
             self.name,
-            self.down_reason().unwrap_or_default()
+            why.unwrap_or_default()
         )
     }
 }
@@ -170,5 +220,26 @@ pub(crate) fn short(s: &str) -> String {
     match line.char_indices().nth(300) {
         Some((i, _)) => format!("{}…", &line[..i]),
         None => line,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn news_of_an_older_process_does_not_take_the_current_one_down() {
+        let mut s = State {
+            peer: None,
+            stop: None,
+            down: None,
+            epoch: 1,
+        };
+        assert!(s.take_down(0, "old process exited".into()).is_none());
+        assert_eq!(s.down, None);
+        assert!(s.take_down(1, "crashed".into()).is_some());
+        assert_eq!(s.down.as_deref(), Some("crashed"));
+        assert!(s.take_down(1, "again".into()).is_none(), "down only once");
+        assert_eq!(s.down.as_deref(), Some("crashed"));
     }
 }

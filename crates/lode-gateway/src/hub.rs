@@ -2,8 +2,8 @@
 //! from their tools, and the routes from canonical names back to them.
 
 use std::collections::HashSet;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
 use lode_tools::{Catalog, IndexOptions, StaticModel, Toolbox, qualified_name};
@@ -11,9 +11,14 @@ use rmcp::model::{CallToolResult, ContentBlock, JsonObject, Tool, ToolAnnotation
 use rmcp::service::{Peer, RoleClient, RoleServer, RunningService};
 use serde_json::Value;
 
-use crate::config::Config;
+use crate::config::{Config, ServerConfig};
 use crate::downstream::{self, Downstream, Outcome};
+use crate::turn_log::TurnLog;
 use crate::{Error, log};
+
+/// Wait before the first restart of a failed server; each further restart
+/// waits twice as long, so a server that fails at once does not spin.
+const RESTART_BACKOFF: Duration = Duration::from_millis(500);
 
 /// Where a catalog tool lives.
 struct Route {
@@ -32,15 +37,34 @@ pub struct ServerStatus {
     pub tools: usize,
     /// Why it is unavailable, if it is.
     pub unavailable: Option<String>,
+    /// Restart attempts after it failed, successful or not.
+    pub restarts: u32,
+    /// Its tools that a restarted process no longer lists as they were
+    /// bound; they stay unavailable for the rest of the run.
+    pub retired: Vec<String>,
 }
 
 /// The servers and the catalog of a gateway run, shared by its sessions.
 pub struct Hub {
+    me: Weak<Hub>,
     toolbox: Arc<Toolbox>,
     servers: Vec<Downstream>,
+    /// How to start each server again, in config order.
+    configs: Vec<ServerConfig>,
     /// By catalog index; the search tool, last in the catalog, has none.
     routes: Vec<Route>,
+    /// Catalog indexes of retired tools (see [`ServerStatus::retired`]).
+    retired: Mutex<HashSet<usize>>,
+    /// Restarts done, by server.
+    restarts: Vec<AtomicU64>,
+    max_restarts: u32,
+    start_timeout: Duration,
     call_timeout: Duration,
+    /// Where ended turns are written, if configured.
+    turn_log: Option<Arc<TurnLog>>,
+    sessions: AtomicU64,
+    /// Restarts under way, aborted on shutdown.
+    restarting: Mutex<Vec<tokio::task::JoinHandle<()>>>,
     /// Connected clients, told when a server goes down.
     peers: Mutex<Vec<Peer<RoleServer>>>,
     /// Watchers of the running clients, awaited on shutdown.
@@ -151,18 +175,33 @@ impl Hub {
             log(note);
         }
 
-        let hub = Arc::new(Hub {
+        let turn_log = config.telemetry_file.as_ref().and_then(|path| {
+            TurnLog::open(path)
+                .map_err(|e| log(&format!("telemetry off: {e}")))
+                .ok()
+                .map(Arc::new)
+        });
+        let hub = Arc::new_cyclic(|me| Hub {
+            me: me.clone(),
             toolbox: Arc::new(toolbox),
+            restarts: servers.iter().map(|_| AtomicU64::new(0)).collect(),
             servers,
+            configs: config.servers.clone(),
             routes,
+            retired: Mutex::new(HashSet::new()),
+            max_restarts: config.max_restarts,
+            start_timeout: config.start_timeout(),
             call_timeout: config.call_timeout(),
+            turn_log,
+            sessions: AtomicU64::new(0),
+            restarting: Mutex::new(Vec::new()),
             peers: Mutex::new(Vec::new()),
             watchers: Mutex::new(Vec::new()),
             closing: AtomicBool::new(false),
         });
         let watchers = running
             .into_iter()
-            .map(|(i, r)| tokio::spawn(watch(Arc::clone(&hub), i, r)))
+            .map(|(i, r)| tokio::spawn(watch(Arc::clone(&hub), i, 0, r)))
             .collect();
         *hub.watchers.lock().unwrap() = watchers;
         Ok(hub)
@@ -177,19 +216,36 @@ impl Hub {
         self.servers
             .iter()
             .enumerate()
-            .map(|(i, s)| ServerStatus {
-                name: s.name.clone(),
-                tools: self.routes.iter().filter(|r| r.server == i).count(),
-                unavailable: s.down_reason(),
+            .map(|(i, s)| {
+                let retired = self.retired.lock().unwrap();
+                ServerStatus {
+                    name: s.name.clone(),
+                    tools: self.routes.iter().filter(|r| r.server == i).count(),
+                    unavailable: s.down_reason(),
+                    restarts: self.restarts[i].load(Ordering::Relaxed) as u32,
+                    retired: self
+                        .routes
+                        .iter()
+                        .enumerate()
+                        .filter(|(t, r)| r.server == i && retired.contains(t))
+                        .map(|(_, r)| r.listed.name.to_string())
+                        .collect(),
+                }
             })
             .collect()
     }
 
     /// Whether catalog tool `index` can be called (the search tool always can).
     pub(crate) fn is_available(&self, index: usize) -> bool {
-        self.routes
-            .get(index)
-            .is_none_or(|r| self.servers[r.server].is_up())
+        self.routes.get(index).is_none_or(|r| {
+            self.servers[r.server].is_up() && !self.retired.lock().unwrap().contains(&index)
+        })
+    }
+
+    /// The turn log and a new session number, for a session that starts.
+    pub(crate) fn new_session(&self) -> (Option<Arc<TurnLog>>, u64) {
+        let n = self.sessions.fetch_add(1, Ordering::Relaxed) + 1;
+        (self.turn_log.clone(), n)
     }
 
     /// The `tools/list` entry of catalog tool `index`.
@@ -206,10 +262,17 @@ impl Hub {
         let search = self.toolbox.search_tool();
         let mut description = search.description.clone();
         let mut inventory = String::new();
+        let catalog = self.toolbox.catalog();
         for g in &self.toolbox.inventory().groups {
             let server = g.group.as_deref().unwrap_or_default();
-            if self.servers.iter().any(|s| s.name == server && s.is_up()) {
-                inventory.push_str(&format!("{server}: {}\n", g.tools.join(", ")));
+            let callable: Vec<&str> = g
+                .tools
+                .iter()
+                .filter(|t| catalog.position(t).is_some_and(|i| self.is_available(i)))
+                .map(String::as_str)
+                .collect();
+            if !callable.is_empty() {
+                inventory.push_str(&format!("{server}: {}\n", callable.join(", ")));
             }
         }
         if !inventory.is_empty() {
@@ -239,28 +302,103 @@ impl Hub {
     pub(crate) async fn call(&self, index: usize, arguments: Option<JsonObject>) -> CallToolResult {
         let route = &self.routes[index];
         let server = &self.servers[route.server];
+        if self.retired.lock().unwrap().contains(&index) {
+            return error_result(format!(
+                "tool {:?} is unavailable: server {:?} no longer lists it as it did when the gateway started",
+                route.listed.name, server.name
+            ));
+        }
         match server
             .call(&route.original, arguments, self.call_timeout)
             .await
         {
             Outcome::Answered(result) => result,
             Outcome::Refused(message) => error_result(message),
-            Outcome::Failed(why) => {
-                self.mark_down(route.server, why);
+            Outcome::Failed { epoch, why } => {
+                self.mark_down(route.server, epoch, why);
                 error_result(server.unavailable())
             }
         }
     }
 
-    fn mark_down(&self, server: usize, why: String) {
+    /// Marks the process of `epoch` of `server` down, tells the clients, and
+    /// schedules a restart while the server has restarts left.
+    fn mark_down(&self, server: usize, epoch: u64, why: String) {
         if self.closing.load(Ordering::Relaxed) {
             return;
         }
         let s = &self.servers[server];
-        if s.mark_down(why) {
-            log(&s.unavailable());
-            self.tools_changed();
+        if !s.mark_down(epoch, why) {
+            return;
         }
+        log(&s.unavailable());
+        self.tools_changed();
+        let done = self.restarts[server].load(Ordering::Relaxed);
+        if done < u64::from(self.max_restarts)
+            && let Some(hub) = self.me.upgrade()
+        {
+            let task = tokio::spawn(restart(hub, server, done));
+            let mut restarting = self.restarting.lock().unwrap();
+            restarting.retain(|t| !t.is_finished());
+            restarting.push(task);
+        }
+    }
+
+    /// Puts a restarted server back in service. Its tools are bound as they
+    /// were listed at start, and a client may have read their schemas: a tool
+    /// the new process lists differently (or not at all) is retired, and a
+    /// tool it adds is left out.
+    fn revive(self: &Arc<Self>, server: usize, started: downstream::Started) {
+        let s = &self.servers[server];
+        let mut retired_now = Vec::new();
+        {
+            let mut retired = self.retired.lock().unwrap();
+            for (index, route) in self.routes.iter().enumerate() {
+                if route.server != server || retired.contains(&index) {
+                    continue;
+                }
+                let same = started
+                    .tools
+                    .iter()
+                    .find(|t| t.name.as_ref() == route.original.as_str())
+                    .is_some_and(|t| {
+                        let mut t = t.clone();
+                        t.name = route.listed.name.clone();
+                        t == route.listed
+                    });
+                if !same {
+                    retired.insert(index);
+                    retired_now.push(route.listed.name.to_string());
+                }
+            }
+        }
+        let known = |name: &str| {
+            self.routes
+                .iter()
+                .any(|r| r.server == server && r.original == name)
+        };
+        let added = started.tools.iter().filter(|t| !known(&t.name)).count();
+        let n = self.restarts[server].fetch_add(1, Ordering::Relaxed) + 1;
+        let epoch = s.revive(&started.running);
+        let mut message = format!(
+            "server {:?} restarted ({n} of {})",
+            s.name, self.max_restarts
+        );
+        if !retired_now.is_empty() {
+            message.push_str(&format!(
+                "; unavailable now, listed differently: {}",
+                retired_now.join(", ")
+            ));
+        }
+        if added > 0 {
+            message.push_str(&format!(
+                "; {added} new tool(s) left out until the gateway restarts"
+            ));
+        }
+        log(&message);
+        let watcher = tokio::spawn(watch(Arc::clone(self), server, epoch, started.running));
+        self.watchers.lock().unwrap().push(watcher);
+        self.tools_changed();
     }
 
     /// Tells every connected client that `tools/list` changed.
@@ -283,6 +421,11 @@ impl Hub {
     /// `grace` for them to exit.
     pub async fn shutdown(&self, grace: Duration) {
         self.closing.store(true, Ordering::Relaxed);
+        let restarting = std::mem::take(&mut *self.restarting.lock().unwrap());
+        for task in restarting {
+            task.abort();
+            let _ = task.await;
+        }
         self.servers.iter().for_each(Downstream::stop);
         let watchers = std::mem::take(&mut *self.watchers.lock().unwrap());
         let all = async {
@@ -296,13 +439,45 @@ impl Hub {
 
 /// Waits for a server's client to end; if the gateway did not end it, the
 /// server crashed or closed its side: it is marked down.
-async fn watch(hub: Arc<Hub>, server: usize, running: RunningService<RoleClient, ()>) {
+async fn watch(hub: Arc<Hub>, server: usize, epoch: u64, running: RunningService<RoleClient, ()>) {
     let why = match running.waiting().await {
         Ok(rmcp::service::QuitReason::Cancelled) => "stopped".to_string(),
         Ok(_) => "it exited or closed its connection".to_string(),
         Err(e) => format!("its connection task failed: {e}"),
     };
-    hub.mark_down(server, why);
+    hub.mark_down(server, epoch, why);
+}
+
+/// Starts `server` again after a backoff, trying until its restarts run out.
+/// `done` restarts happened before this failure.
+async fn restart(hub: Arc<Hub>, server: usize, done: u64) {
+    let name = hub.servers[server].name.clone();
+    let mut attempt = done;
+    while attempt < u64::from(hub.max_restarts) {
+        tokio::time::sleep(RESTART_BACKOFF * 2u32.pow(attempt.min(6) as u32)).await;
+        if hub.closing.load(Ordering::Relaxed) {
+            return;
+        }
+        match downstream::start(&hub.configs[server], hub.start_timeout).await {
+            Ok(started) if hub.closing.load(Ordering::Relaxed) => {
+                let _ = started.running.cancel().await;
+                return;
+            }
+            Ok(started) => {
+                hub.revive(server, started);
+                return;
+            }
+            Err(why) => {
+                // A failed attempt uses up a restart too.
+                hub.restarts[server].fetch_add(1, Ordering::Relaxed);
+                attempt += 1;
+                log(&format!(
+                    "server {name:?} did not restart ({attempt} of {}): {why}",
+                    hub.max_restarts
+                ));
+            }
+        }
+    }
 }
 
 fn error_result(message: String) -> CallToolResult {

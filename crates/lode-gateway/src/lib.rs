@@ -15,7 +15,12 @@
 //!   exits, hangs past the call timeout or answers garbage is reported on
 //!   stderr and marked unavailable: its tools leave `tools/list` (clients are
 //!   sent `notifications/tools/list_changed`), their calls get an error
-//!   result, and the gateway serves on. A server is never restarted.
+//!   result, and the gateway serves on. It is then started again (at most
+//!   `max_restarts` times, with a doubling backoff); the catalog stays as
+//!   bound, so a tool the new process lists differently is *retired* —
+//!   unavailable for the rest of the run — and a tool it adds is left out.
+//! - The turn log (`telemetry_file`): each ended turn's
+//!   `lode_tools::TurnReport` as one JSON line.
 //! - [`Gateway`]: the rmcp [`ServerHandler`](rmcp::ServerHandler) of one
 //!   client session, holding that session's activation (a
 //!   `lode_tools::TurnScope`). `tools/list` returns the direct tools, then the
@@ -87,13 +92,16 @@ mod downstream;
 mod hub;
 mod server;
 mod session;
+mod turn_log;
 
 pub use config::{
-    Config, DEFAULT_CALL_TIMEOUT_MS, DEFAULT_START_TIMEOUT_MS, SearchConfig, ServerConfig,
+    Config, DEFAULT_CALL_TIMEOUT_MS, DEFAULT_MAX_RESTARTS, DEFAULT_START_TIMEOUT_MS, SearchConfig,
+    ServerConfig,
 };
 pub use hub::{Hub, ServerStatus};
 pub use server::{Gateway, serve_stdio};
 pub use session::TURN_ID_META;
+pub use turn_log::TURN_LOG_VERSION;
 
 /// A failure of the gateway itself (a downstream server's failure is not one).
 #[derive(Debug, thiserror::Error)]

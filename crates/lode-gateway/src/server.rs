@@ -35,7 +35,8 @@ pub struct Gateway {
 impl Gateway {
     /// A new session: nothing active, the direct tools listed.
     pub fn new(hub: Arc<Hub>) -> Gateway {
-        let session = Session::new(Arc::clone(hub.toolbox()));
+        let (turn_log, number) = hub.new_session();
+        let session = Session::logged(Arc::clone(hub.toolbox()), turn_log, number);
         Gateway {
             hub,
             session: Arc::new(Mutex::new(session)),

@@ -15,8 +15,10 @@
 
 use std::sync::Arc;
 
-use lode_tools::{Step, Toolbox, TurnEnd, TurnReport, TurnScope};
+use lode_tools::{CallCounts, Step, Toolbox, TurnEnd, TurnReport, TurnScope};
 use serde_json::Value;
+
+use crate::turn_log::TurnLog;
 
 /// The `_meta` key that carries the host's turn id.
 pub const TURN_ID_META: &str = "turn_id";
@@ -28,6 +30,9 @@ pub(crate) struct Session {
     turn_id: Option<String>,
     /// Counts turns, so a call that outlives its turn is not recorded in the next.
     generation: u64,
+    /// Where ended turns go, and this session's number there.
+    turn_log: Option<Arc<TurnLog>>,
+    number: u64,
 }
 
 /// What to do with a `tools/call`.
@@ -46,7 +51,13 @@ pub(crate) enum Call {
 }
 
 impl Session {
+    #[cfg(test)]
     pub fn new(toolbox: Arc<Toolbox>) -> Session {
+        Session::logged(toolbox, None, 0)
+    }
+
+    /// A session whose ended turns are written to `turn_log` as session `number`.
+    pub fn logged(toolbox: Arc<Toolbox>, turn_log: Option<Arc<TurnLog>>, number: u64) -> Session {
         let mut turn = TurnScope::new(Arc::clone(&toolbox));
         // Calls made before the first tools/list see the direct tools.
         let step = turn.begin_step();
@@ -56,6 +67,16 @@ impl Session {
             step,
             turn_id: None,
             generation: 0,
+            turn_log,
+            number,
+        }
+    }
+
+    /// Writes an ended turn to the turn log, unless it neither searched nor called.
+    fn log_turn(&self, turn_id: Option<&str>, report: &TurnReport) {
+        let idle = report.searches.is_empty() && report.calls == CallCounts::default();
+        if let (Some(turn_log), false) = (&self.turn_log, idle) {
+            turn_log.write(self.number, turn_id, report);
         }
     }
 
@@ -66,13 +87,15 @@ impl Session {
         if self.turn_id.as_deref() == Some(id) {
             return None;
         }
-        self.turn_id = Some(id.to_string());
+        let ended_id = self.turn_id.replace(id.to_string());
         let had_active = self.turn.active().next().is_some();
         let mut turn = TurnScope::new(Arc::clone(&self.toolbox));
         self.step = turn.begin_step();
         self.generation += 1;
         let ended = std::mem::replace(&mut self.turn, turn);
-        Some((ended.finish(TurnEnd::Completed), had_active))
+        let report = ended.finish(TurnEnd::Completed);
+        self.log_turn(ended_id.as_deref(), &report);
+        Some((report, had_active))
     }
 
     /// A `tools/list`: starts a step; the catalog indexes it shows, in order.
@@ -129,6 +152,19 @@ impl Session {
     /// Names active in the current turn.
     pub fn active(&self) -> Vec<String> {
         self.turn.active().map(str::to_string).collect()
+    }
+}
+
+/// The client left: its last turn ends. MCP cannot say whether the host
+/// finished it, so it is logged as completed.
+impl Drop for Session {
+    fn drop(&mut self) {
+        if self.turn_log.is_none() {
+            return;
+        }
+        let last = std::mem::replace(&mut self.turn, TurnScope::new(Arc::clone(&self.toolbox)));
+        let report = last.finish(TurnEnd::Completed);
+        self.log_turn(self.turn_id.as_deref(), &report);
     }
 }
 

@@ -33,6 +33,10 @@ fn main() -> ExitCode {
         test!(a_server_that_answers_garbage_is_marked_unavailable),
         test!(a_server_that_exits_unasked_is_noticed_without_a_call),
         test!(servers_that_do_not_start_are_reported_and_left_out),
+        test!(a_crashed_server_is_restarted_and_its_tools_come_back),
+        test!(a_restarted_server_that_lists_a_tool_differently_has_it_retired),
+        test!(restarts_stop_after_max_restarts),
+        test!(the_turn_log_has_a_line_per_ended_turn_and_no_query_text),
         test!(a_direct_tool_no_server_has_is_a_config_error),
     ])
 }
@@ -53,9 +57,25 @@ fn config(servers: Vec<ServerConfig>, direct: &[&str]) -> Config {
         direct: direct.iter().map(|d| d.to_string()).collect(),
         call_timeout_ms: 10_000,
         start_timeout_ms: 10_000,
+        // The failure tests check what happens without a restart; the
+        // restart tests set their own.
+        max_restarts: 0,
+        telemetry_file: None,
         search: SearchConfig::default(),
         servers,
     }
+}
+
+/// Polls `hub` (at most 10 s) until `done` holds for its server statuses.
+async fn until(hub: &Hub, done: impl Fn(&[lode_gateway::ServerStatus]) -> bool) -> bool {
+    let start = Instant::now();
+    while start.elapsed() < Duration::from_secs(10) {
+        if done(&hub.servers()) {
+            return true;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    false
 }
 
 /// Counts `notifications/tools/list_changed`.
@@ -513,4 +533,173 @@ async fn a_direct_tool_no_server_has_is_a_config_error() {
     };
     assert!(matches!(e, Error::Config(_)));
     assert!(e.to_string().contains("weather__get_tides"), "{e}");
+}
+
+async fn a_crashed_server_is_restarted_and_its_tools_come_back() {
+    let servers = vec![
+        fake("files", "files", &[]),
+        fake("weather", "weather", &["--crash-after", "1"]),
+    ];
+    let mut config = config(servers, &["weather__get_alerts"]);
+    config.max_restarts = 2;
+    let hub = Hub::start(&config).await.unwrap();
+    let c = connect(&hub).await;
+    let args = json!({"state": "CA"});
+    assert!(!is_error(
+        &c.call("weather__get_alerts", args.clone()).await
+    ));
+    let r = c.call("weather__get_alerts", args.clone()).await;
+    assert!(text(&r).contains("unavailable"), "{}", text(&r));
+    assert!(
+        until(&hub, |s| s[1].unavailable.is_none() && s[1].restarts == 1).await,
+        "{:?}",
+        hub.servers()
+    );
+    // The old process's end (its watcher fires after the restart) does not
+    // mark the new one down.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert!(
+        hub.servers()[1].unavailable.is_none(),
+        "{:?}",
+        hub.servers()
+    );
+    let seen = c.seen();
+    assert_eq!(c.names().await, ["tool_search", "weather__get_alerts"]);
+    let r = c.call("weather__get_alerts", args.clone()).await;
+    assert_eq!(
+        echo(&r),
+        json!({"server": "weather", "tool": "get_alerts", "arguments": args})
+    );
+    assert!(hub.servers()[1].retired.is_empty());
+    let _ = seen;
+    hub.shutdown(Duration::from_secs(3)).await;
+}
+
+async fn a_restarted_server_that_lists_a_tool_differently_has_it_retired() {
+    let dir = tempfile::tempdir().unwrap();
+    let marker = dir.path().join("started");
+    let marker = marker.to_str().unwrap();
+    let servers = vec![fake(
+        "weather",
+        "weather",
+        &["--crash-after", "0", "--changed-if-exists", marker],
+    )];
+    let mut config = config(servers, &["weather__get_alerts"]);
+    config.max_restarts = 1;
+    let hub = Hub::start(&config).await.unwrap();
+    let c = connect(&hub).await;
+    let r = c.call("weather__get_alerts", json!({"state": "CA"})).await;
+    assert!(is_error(&r), "{}", text(&r));
+    assert!(
+        until(&hub, |s| s[0].unavailable.is_none() && s[0].restarts == 1).await,
+        "{:?}",
+        hub.servers()
+    );
+    // The kit's first tool, get_forecast, is listed differently now.
+    assert_eq!(hub.servers()[0].retired, ["weather__get_forecast"]);
+    let r = c
+        .call(
+            "tool_search",
+            json!({"query": "weather forecast", "limit": 1}),
+        )
+        .await;
+    assert_eq!(
+        text(&r),
+        r#"{"activated":[],"unavailable":["weather__get_forecast"]}"#
+    );
+    let d = search_description(&c.list().await);
+    assert!(!d.contains("weather__get_forecast"), "{d}");
+    assert!(d.contains("weather__get_air_quality"), "{d}");
+    hub.shutdown(Duration::from_secs(3)).await;
+}
+
+async fn restarts_stop_after_max_restarts() {
+    let servers = vec![
+        fake("files", "files", &[]),
+        fake("weather", "weather", &["--crash-after", "0"]),
+    ];
+    let mut config = config(servers, &["files__read_file", "weather__get_alerts"]);
+    config.max_restarts = 1;
+    let hub = Hub::start(&config).await.unwrap();
+    let c = connect(&hub).await;
+    let args = json!({"state": "CA"});
+    assert!(is_error(&c.call("weather__get_alerts", args.clone()).await));
+    assert!(
+        until(&hub, |s| s[1].unavailable.is_none() && s[1].restarts == 1).await,
+        "{:?}",
+        hub.servers()
+    );
+    assert!(is_error(&c.call("weather__get_alerts", args.clone()).await));
+    // Past the backoff a second restart would have come: none does.
+    tokio::time::sleep(Duration::from_millis(1_500)).await;
+    let status = hub.servers();
+    assert_eq!(status[1].restarts, 1, "{status:?}");
+    assert!(status[1].unavailable.is_some(), "{status:?}");
+    assert!(!is_error(
+        &c.call("files__read_file", json!({"path": "a"})).await
+    ));
+    hub.shutdown(Duration::from_secs(3)).await;
+}
+
+async fn the_turn_log_has_a_line_per_ended_turn_and_no_query_text() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("turns.jsonl");
+    let mut config = config(vec![fake("issues", "issues", &[])], &[]);
+    config.telemetry_file = Some(path.clone());
+    let hub = Hub::start(&config).await.unwrap();
+    let c = connect(&hub).await;
+    let query = json!({"query": "open a brand new ticket please", "limit": 2});
+    let r = c.call_in(Some("t1"), "tool_search", query).await;
+    let activated: Value = serde_json::from_str(&text(&r)).unwrap();
+    c.list_in(Some("t1")).await;
+    let args = json!({"owner": "secret-owner", "repo": "r", "title": "x"});
+    assert!(!is_error(
+        &c.call_in(Some("t1"), "issues__create_issue", args).await
+    ));
+    // Only lists in t2: an idle turn, not logged. t3 searches.
+    c.list_in(Some("t2")).await;
+    c.call_in(Some("t3"), "tool_search", json!({"query": "list issues"}))
+        .await;
+    // t3 ends with the session: the client leaves and the session is dropped.
+    let Conn {
+        client, gateway, ..
+    } = c;
+    client.cancel().await.unwrap();
+    drop(gateway);
+    let lines = until_lines(&path, 2).await;
+    assert_eq!(lines.len(), 2, "{lines:?}");
+    let first: Value = serde_json::from_str(&lines[0]).unwrap();
+    assert_eq!(first["schema_version"], lode_gateway::TURN_LOG_VERSION);
+    assert_eq!(first["turn_id"], "t1");
+    assert_eq!(first["turn"]["end"], "completed");
+    assert_eq!(first["turn"]["calls"]["succeeded"], 1);
+    assert_eq!(
+        first["turn"]["searches"][0]["activated"],
+        activated["activated"]
+    );
+    assert_eq!(
+        first["turn"]["called_tools"][0]["name"],
+        "issues__create_issue"
+    );
+    let second: Value = serde_json::from_str(&lines[1]).unwrap();
+    assert_eq!(second["turn_id"], "t3");
+    assert_eq!(second["session"], first["session"]);
+    let all = lines.join("\n");
+    for secret in ["brand new ticket", "secret-owner", "list issues"] {
+        assert!(!all.contains(secret), "{secret:?} in the log: {all}");
+    }
+    hub.shutdown(Duration::from_secs(3)).await;
+}
+
+/// The lines of `path` once it has `n` of them (waits at most 5 s).
+async fn until_lines(path: &std::path::Path, n: usize) -> Vec<String> {
+    let start = Instant::now();
+    loop {
+        let text = std::fs::read_to_string(path).unwrap_or_default();
+        let lines: Vec<String> = text.lines().map(String::from).collect();
+        if lines.len() >= n || start.elapsed() > Duration::from_secs(5) {
+            return lines;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
 }

@@ -11,7 +11,10 @@
 //! (exit on call N + 1), `--hang` (never answer a call), `--garbage` (answer
 //! a call with a line that is not JSON and a result that is not a tool
 //! result), `--hang-start` (never answer `initialize`), `--exit-after-ms N`
-//! (exit N ms after listing its tools, unasked), `--pid-file PATH` (write its pid there).
+//! (exit N ms after listing its tools, unasked), `--pid-file PATH` (write its pid there),
+//! `--changed-if-exists PATH` (list the kit's first tool with another
+//! description when PATH exists; create PATH otherwise — so a restarted
+//! server lists differently from its first start).
 
 #![allow(dead_code)]
 
@@ -101,9 +104,17 @@ impl Fake {
         };
         let has = |flag: &str| args.iter().any(|a| a == flag);
         let kit_name = value("--kit").expect("--kit");
+        let mut tools = kit(&kit_name);
+        if let Some(marker) = value("--changed-if-exists") {
+            if std::path::Path::new(&marker).exists() {
+                tools[0].description = Some("Changed since the first start.".into());
+            } else {
+                std::fs::write(&marker, "").unwrap();
+            }
+        }
         Fake {
             name: value("--name").unwrap_or_else(|| kit_name.clone()),
-            tools: Arc::new(kit(&kit_name)),
+            tools: Arc::new(tools),
             crash_after: value("--crash-after").map(|n| n.parse().unwrap()),
             hang: has("--hang"),
             garbage: has("--garbage"),
