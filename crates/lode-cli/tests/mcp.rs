@@ -4,6 +4,9 @@
 
 mod common;
 
+#[path = "../../lode-embed/tests/common/fake_embed.rs"]
+mod fake_embed;
+
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, Stdio};
 use std::sync::mpsc;
@@ -691,5 +694,44 @@ async fn ask_is_cut_to_the_cap_with_a_tail() {
         t.contains(&format!("…[{omitted} more hits — narrow the query]")),
         "{t}"
     );
+    client.cancel().await.unwrap();
+}
+
+/// ask and gather start from a search: when the index's embedding server is
+/// down, they say their seeds were found lexical-only, as search does.
+#[tokio::test]
+async fn ask_and_gather_say_when_their_search_ran_lexical_only() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
+
+    let repo = Repo::fixture("shop");
+    let up = Arc::new(AtomicBool::new(true));
+    let flag = up.clone();
+    let fake = fake_embed::Fake::start(move |_| {
+        if flag.load(Ordering::SeqCst) {
+            fake_embed::Reply::Embed(16)
+        } else {
+            fake_embed::Reply::Raw(503, String::new())
+        }
+    });
+    let dir = repo.cache.path().join("config/lode");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("config.toml"),
+        format!(
+            "[embed]\nbackend = \"ollama\"\nendpoint = \"{}\"\nmodel = \"fake-embed\"\n",
+            fake.url
+        ),
+    )
+    .unwrap();
+    repo.ok(&["index"]);
+    up.store(false, Ordering::SeqCst);
+    let client = connect(&repo, &[]).await;
+    for tool in ["search", "ask", "gather"] {
+        let r = call(&client, tool, json!({"query": "cart total"})).await;
+        assert!(is_ok(&r), "{tool}: {}", text(&r));
+        let notes = structured(&r)["notes"].to_string();
+        assert!(notes.contains("this query ran lexical-only"), "{tool}: {notes}");
+    }
     client.cancel().await.unwrap();
 }

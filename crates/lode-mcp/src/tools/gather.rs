@@ -59,7 +59,7 @@ fn run(call: Call) -> Result<Answer, ToolError> {
     };
     let (gatherer, config_note) =
         GATHERER.get_or_init(|| Gatherer::from_config(call.repos.config()));
-    let ((results, gathered), mut notes) = call.repos.query(target.repo, |index| {
+    let ((results, gathered, dense_notes), mut notes) = call.repos.query(target.repo, |index| {
         let results = lode_search::search(index, &query, &opts)?;
         // The query runs on the state the freshness check just settled: its graph is ready.
         let input = GatherInput {
@@ -69,8 +69,10 @@ fn run(call: Call) -> Result<Answer, ToolError> {
             graph: GraphState::Ready,
         };
         let gathered = gatherer.gather(index, &results, &input);
-        Ok((results, gathered))
+        // Why the seeds were found lexical-only, if they were (an embedding server down).
+        Ok((results, gathered, index.take_notes()))
     })?;
+    notes.extend(dense_notes);
     notes.extend(config_note.iter().cloned());
     if config_note.is_some() {
         lode_index::diagnostics::note_fallback("gather_config");
