@@ -731,7 +731,10 @@ async fn ask_and_gather_say_when_their_search_ran_lexical_only() {
         let r = call(&client, tool, json!({"query": "cart total"})).await;
         assert!(is_ok(&r), "{tool}: {}", text(&r));
         let notes = structured(&r)["notes"].to_string();
-        assert!(notes.contains("this query ran lexical-only"), "{tool}: {notes}");
+        assert!(
+            notes.contains("this query ran lexical-only"),
+            "{tool}: {notes}"
+        );
     }
     client.cancel().await.unwrap();
 }

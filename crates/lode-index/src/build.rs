@@ -404,8 +404,9 @@ impl WalkBasis {
     }
 
     /// The store's snapshot, or `None` when there is none or a full walk is
-    /// needed anyway: unreadable files are not in the manifest, so only a walk
-    /// sees them come back.
+    /// needed anyway: entries the walk or the build could not read are not
+    /// in the manifest, and a stat of what is cannot see them come back (a
+    /// link's target appearing in a directory the walk never entered).
     pub fn load(store: &Store) -> Result<Option<WalkBasis>> {
         if !matches!(store.meta("unreadable")?.as_deref(), None | Some("0")) {
             return Ok(None);
@@ -413,9 +414,10 @@ impl WalkBasis {
         let snapshot = store
             .meta("walk_snapshot")?
             .and_then(|t| crate::snapshot::Snapshot::from_json(&t));
-        let skipped = store
+        let skipped: Option<BTreeMap<SkipReason, u64>> = store
             .meta("walk_skipped")?
             .and_then(|t| serde_json::from_str(&t).ok());
+        let skipped = skipped.filter(|s| s.get(&SkipReason::Unreadable).is_none_or(|&n| n == 0));
         Ok(snapshot
             .zip(skipped)
             .map(|(snapshot, skipped)| WalkBasis { snapshot, skipped }))

@@ -15,6 +15,9 @@ fn age(root: &Path) {
     let old = SystemTime::now() - Duration::from_secs(3600);
     let mut stack = vec![root.to_path_buf()];
     while let Some(p) = stack.pop() {
+        if p.is_symlink() {
+            continue;
+        }
         if p.is_dir() {
             for e in fs::read_dir(&p).unwrap() {
                 stack.push(e.unwrap().path());
@@ -183,4 +186,25 @@ fn rescan_walks_even_when_nothing_changed() {
     let mut opts = BuildOptions::quiet(&f.config);
     opts.rescan = true;
     assert!(!build(&f.loc, &opts).unwrap().quick_walk);
+}
+
+#[cfg(unix)]
+#[test]
+fn an_entry_the_walk_could_not_read_sends_every_refresh_to_a_full_walk() {
+    let f = Fixture::new();
+    // A link whose target does not exist yet, in a hidden directory the walk
+    // never enters (so no recorded directory changes when it appears).
+    fs::create_dir_all(f.root.join(".store")).unwrap();
+    std::os::unix::fs::symlink("../.store/real.py", f.root.join("src/link.py")).unwrap();
+    age(&f.root);
+    f.build();
+    assert!(!f.indexed().contains(&"src/link.py".to_string()));
+    fs::write(f.root.join(".store/real.py"), "def epsilon():\n    pass\n").unwrap();
+    let report = f.build();
+    assert!(
+        !report.quick_walk,
+        "the unreadable entry may have come back"
+    );
+    assert!(f.indexed().contains(&"src/link.py".to_string()));
+    assert!(f.has_symbol("epsilon"));
 }

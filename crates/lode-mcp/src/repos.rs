@@ -522,6 +522,88 @@ mod tests {
         assert!(!has(&r, "delta"));
     }
 
+    fn watch_of(r: &Repos) -> Arc<Watch> {
+        let watch = r.repos[0].watch.lock().unwrap().clone();
+        watch.expect("a watch")
+    }
+
+    /// A watched repository with `a.py` defining `alpha`, past its first
+    /// calls: the next ones skip the stat pass.
+    fn settled(a: &Path, cache: &Path) -> Repos {
+        std::fs::write(a.join("a.py"), "def alpha(): pass\n").unwrap();
+        let r = repos(&[a], cache);
+        r.query(0, |_| Ok(())).unwrap();
+        assert!(eventually(|| {
+            let before = r.repo(0).checks();
+            r.query(0, |_| Ok(())).unwrap();
+            r.repo(0).checks() == before
+        }));
+        r
+    }
+
+    fn defines(r: &Repos, name: &'static str) -> bool {
+        r.query(0, move |i| Ok(!i.symbols_named(name)?.is_empty()))
+            .unwrap()
+            .0
+    }
+
+    #[test]
+    fn after_a_watcher_error_every_call_checks_the_tree() {
+        let a = tempfile::tempdir().unwrap();
+        let cache = tempfile::tempdir().unwrap();
+        let r = settled(a.path(), cache.path());
+        watch_of(&r).inject_error();
+        assert!(eventually(|| !r.repo(0).is_watched()));
+        let before = r.repo(0).checks();
+        for _ in 0..3 {
+            assert!(defines(&r, "alpha"));
+        }
+        assert_eq!(r.repo(0).checks(), before + 3);
+        // Unwatched, an edit is still seen by the next call.
+        std::fs::write(a.path().join("a.py"), "def beta(): pass\n").unwrap();
+        assert!(defines(&r, "beta") && !defines(&r, "alpha"));
+    }
+
+    #[test]
+    fn a_barrier_not_seen_in_time_sends_the_call_through_the_stat_pass() {
+        let a = tempfile::tempdir().unwrap();
+        let cache = tempfile::tempdir().unwrap();
+        let r = settled(a.path(), cache.path());
+        let watch = watch_of(&r);
+        watch.set_deaf(true);
+        let before = r.repo(0).checks();
+        let start = std::time::Instant::now();
+        assert!(defines(&r, "alpha"));
+        assert!(start.elapsed() >= crate::watch::BARRIER_WAIT);
+        assert_eq!(r.repo(0).checks(), before + 1, "waited out, then checked");
+        std::fs::write(a.path().join("a.py"), "def beta(): pass\n").unwrap();
+        assert!(defines(&r, "beta"));
+        // Barriers seen again: calls trust the watch once more.
+        watch.set_deaf(false);
+        assert!(eventually(|| {
+            let before = r.repo(0).checks();
+            defines(&r, "beta") && r.repo(0).checks() == before
+        }));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_repository_whose_walk_met_unreadable_entries_is_not_watched() {
+        let a = tempfile::tempdir().unwrap();
+        let cache = tempfile::tempdir().unwrap();
+        std::fs::write(a.path().join("a.py"), "def alpha(): pass\n").unwrap();
+        // A symlink to itself cannot be read, even by root.
+        std::os::unix::fs::symlink("loop", a.path().join("loop")).unwrap();
+        let r = repos(&[a.path()], cache.path());
+        for _ in 0..3 {
+            assert!(defines(&r, "alpha"));
+        }
+        assert!(!r.repo(0).is_watched());
+        assert_eq!(r.repo(0).checks(), 3);
+        std::fs::write(a.path().join("a.py"), "def beta(): pass\n").unwrap();
+        assert!(defines(&r, "beta"));
+    }
+
     #[test]
     fn without_a_watch_every_call_checks_the_tree() {
         let a = tempfile::tempdir().unwrap();

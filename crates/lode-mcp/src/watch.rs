@@ -51,6 +51,9 @@ pub(crate) struct WatchState {
     /// The highest barrier number the thread has seen in the marker file.
     barrier_seen: Mutex<u64>,
     barrier_moved: Condvar,
+    /// Tests: the thread ignores barriers, as if its events lagged.
+    #[cfg(test)]
+    deaf: AtomicBool,
 }
 
 impl WatchState {
@@ -61,6 +64,10 @@ impl WatchState {
     }
 
     fn saw_barrier(&self, n: u64) {
+        #[cfg(test)]
+        if self.deaf.load(Ordering::SeqCst) {
+            return;
+        }
         let mut seen = self.barrier_seen.lock().unwrap_or_else(|p| p.into_inner());
         if n > *seen {
             *seen = n;
@@ -84,6 +91,9 @@ pub(crate) struct Watch {
     /// Where barrier files come and go.
     barriers: PathBuf,
     barrier_next: AtomicU64,
+    /// Tests: a way into the event stream, to inject what the kernel would send.
+    #[cfg(test)]
+    events: std::sync::mpsc::Sender<notify::Result<notify::Event>>,
 }
 
 struct Inner {
@@ -103,6 +113,8 @@ impl Watch {
         check: impl Fn(Option<u64>, &dyn Fn(Vec<PathBuf>)) + Send + 'static,
     ) -> Option<Watch> {
         let (sender, events) = channel::<notify::Result<notify::Event>>();
+        #[cfg(test)]
+        let injected = sender.clone();
         let mut watcher = notify::recommended_watcher(sender).ok()?;
         std::fs::create_dir_all(&barriers).ok()?;
         watcher.watch(&barriers, RecursiveMode::NonRecursive).ok()?;
@@ -116,6 +128,8 @@ impl Watch {
             watcher: inner.clone(),
             barriers: barriers.clone(),
             barrier_next: AtomicU64::new(0),
+            #[cfg(test)]
+            events: injected,
         };
         watch.sync(dirs);
         let paths = Paths {
@@ -159,6 +173,20 @@ impl Watch {
     /// (the kernel's limit) fails the watch: calls then check the tree.
     pub fn sync(&self, dirs: Vec<PathBuf>) {
         sync(&self.watcher, &self.state, dirs);
+    }
+}
+
+/// Failure injection for the tests of the fallbacks.
+#[cfg(test)]
+impl Watch {
+    /// Sends the watcher thread an error, as the kernel's backend would.
+    pub fn inject_error(&self) {
+        let _ = self.events.send(Err(notify::Error::generic("injected")));
+    }
+
+    /// Makes the thread ignore barriers (`true`), so calls wait them out.
+    pub fn set_deaf(&self, deaf: bool) {
+        self.state.deaf.store(deaf, Ordering::SeqCst);
     }
 }
 
