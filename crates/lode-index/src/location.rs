@@ -202,8 +202,9 @@ impl WriterLock {
         }
         file.set_len(0).map_err(|e| loc.cache_error(e))?;
         let _ = file.seek(SeekFrom::Start(0));
+        // Who holds it, for the message of a process that waits; not synced:
+        // the lock, not this text, is what excludes, and a crash releases it.
         let _ = file.write_all(std::process::id().to_string().as_bytes());
-        let _ = file.sync_data();
         Ok(WriterLock { _file: file })
     }
 
