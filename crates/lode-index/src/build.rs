@@ -390,6 +390,27 @@ pub fn walk_with(
     walk::walk(root, &config.files)
 }
 
+/// As [`walk_with`], when a file watcher knows that nothing but the files at
+/// `changed` (root-relative) was written since `manifest`, and only in place:
+/// no `stat` of any other file. `None` when a walk must decide (see
+/// [`crate::snapshot::changed_walk`]).
+pub fn walk_changed(
+    root: &std::path::Path,
+    basis: &WalkBasis,
+    manifest: &HashMap<String, ManifestEntry>,
+    changed: &[String],
+    config: &Config,
+) -> Option<WalkReport> {
+    crate::snapshot::changed_walk(
+        root,
+        &basis.snapshot,
+        manifest,
+        changed,
+        config.files.max_file_size,
+        basis.skipped.clone(),
+    )
+}
+
 /// What the last full walk recorded, when a quick walk may rely on it.
 #[derive(Clone, Debug)]
 pub struct WalkBasis {

@@ -55,11 +55,11 @@ mod walk;
 
 pub use build::{
     BuildOptions, BuildReport, StatDiff, WalkBasis, build, build_with_walk, fingerprint, stat_diff,
-    walk_for, walk_with,
+    walk_changed, walk_for, walk_with,
 };
 pub use location::{IndexLocation, WriterLock, default_cache_base};
 pub use reader::{ChunkRow, FileRow, Filter, Index, IndexStats, LanguageCount, SymbolRow};
-pub use refresh::{Freshness, IndexState, RefreshOptions, refresh, state};
+pub use refresh::{Freshness, IndexState, RefreshOptions, refresh, refresh_walked, state};
 pub use relations::{CallRow, ImportRow};
 pub use store::{ManifestEntry, SCHEMA_VERSION, Store};
 pub use walk::{SkipReason, WalkReport, WalkedFile, content_reason, walk};

@@ -68,12 +68,17 @@ impl<'a> RefreshOptions<'a> {
 pub fn refresh(loc: &IndexLocation, opts: &RefreshOptions) -> Result<(Index, Freshness)> {
     crate::diagnostics::note_root(&loc.id());
     let (index, freshness) = refresh_inner(loc, opts)?;
-    match &freshness {
+    note(&freshness);
+    Ok((index, freshness))
+}
+
+/// Counts a refresh in the diagnostics log.
+fn note(freshness: &Freshness) {
+    match freshness {
         Freshness::Refreshed(r) => crate::diagnostics::note_refreshed(r.parsed + r.deleted),
         Freshness::Stale { .. } => crate::diagnostics::note_fallback("refresh_skipped_locked"),
         Freshness::Fresh => {}
     }
-    Ok((index, freshness))
 }
 
 fn refresh_inner(loc: &IndexLocation, opts: &RefreshOptions) -> Result<(Index, Freshness)> {
@@ -111,7 +116,41 @@ fn refresh_inner(loc: &IndexLocation, opts: &RefreshOptions) -> Result<(Index, F
         (walk(&loc.root, &opts.config.files)?, 0)
     };
     drop(index);
-    match build_with_walk(loc, &build_opts(!fp_matches), Some(walked)) {
+    update(loc, opts, walked, changed, !fp_matches)
+}
+
+/// As [`refresh`], for a caller that already walked the tree (`walked`) and
+/// found `changed` files that differ from the index, under the index's own
+/// config: the index is updated without walking again.
+pub fn refresh_walked(
+    loc: &IndexLocation,
+    opts: &RefreshOptions,
+    walked: crate::walk::WalkReport,
+    changed: usize,
+) -> Result<(Index, Freshness)> {
+    crate::diagnostics::note_root(&loc.id());
+    let (index, freshness) = update(loc, opts, walked, changed, false)?;
+    note(&freshness);
+    Ok((index, freshness))
+}
+
+/// Builds from `walked`; another writer's lock makes the answer stale
+/// (unless `wait`, for a rebuild no reader can do without).
+fn update(
+    loc: &IndexLocation,
+    opts: &RefreshOptions,
+    walked: crate::walk::WalkReport,
+    changed: usize,
+    wait: bool,
+) -> Result<(Index, Freshness)> {
+    let build_opts = BuildOptions {
+        config: opts.config,
+        wait_for_lock: wait,
+        progress: opts.progress,
+        note: opts.note,
+        rescan: false,
+    };
+    match build_with_walk(loc, &build_opts, Some(walked)) {
         Ok(report) => Ok((Index::open(loc)?, Freshness::Refreshed(report))),
         Err(Error::Locked { pid, .. }) => Ok((
             Index::open(loc)?,

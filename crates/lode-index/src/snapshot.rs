@@ -129,10 +129,7 @@ pub fn quick_walk(
     if !dirs_same {
         return None;
     }
-    let watched_same = snapshot.watched.par_iter().all(|(path, recorded)| {
-        recorded.is_none_or(|(_, t)| t != UNKNOWN) && stat(path) == *recorded
-    });
-    if !watched_same {
+    if !watched_same(snapshot) {
         return None;
     }
     let mut files: Vec<WalkedFile> = manifest
@@ -148,6 +145,64 @@ pub fn quick_walk(
             })
         })
         .collect::<Option<Vec<_>>>()?;
+    files.sort_by(|a, b| a.path.cmp(&b.path));
+    Some(WalkReport {
+        files,
+        skipped,
+        snapshot: None,
+    })
+}
+
+/// Whether every file the snapshot watches is as recorded.
+fn watched_same(snapshot: &Snapshot) -> bool {
+    snapshot.watched.par_iter().all(|(path, recorded)| {
+        recorded.is_none_or(|(_, t)| t != UNKNOWN) && stat(path) == *recorded
+    })
+}
+
+/// The walk when only the files at `changed` (root-relative) may differ
+/// from `manifest`, as a file watcher that saw nothing but in-place writes
+/// in the tree knows: the other files as recorded, these `stat`ed again.
+/// The snapshot's watched files are checked too (ignore files above the
+/// root and the global excludes are outside every watched directory).
+/// `None` when that cannot be the walk's answer — a watched file changed, a
+/// changed path is not indexed, is gone, or outgrew the size cap — and a
+/// walk must decide.
+pub fn changed_walk(
+    root: &Path,
+    snapshot: &Snapshot,
+    manifest: &HashMap<String, ManifestEntry>,
+    changed: &[String],
+    max_file_size: u64,
+    skipped: BTreeMap<SkipReason, u64>,
+) -> Option<WalkReport> {
+    if !watched_same(snapshot) {
+        return None;
+    }
+    let mut restated = HashMap::with_capacity(changed.len());
+    for path in changed {
+        manifest.get(path)?;
+        let (size, mtime_ns) = stat(&root.join(path))?;
+        if size > max_file_size {
+            return None;
+        }
+        restated.insert(path.as_str(), (size, mtime_ns));
+    }
+    let mut files: Vec<WalkedFile> = manifest
+        .iter()
+        .map(|(path, m)| {
+            let (size, mtime_ns) = restated
+                .get(path.as_str())
+                .copied()
+                .unwrap_or((m.size, m.mtime_ns));
+            WalkedFile {
+                path: path.clone(),
+                abs: root.join(path),
+                size,
+                mtime_ns,
+            }
+        })
+        .collect();
     files.sort_by(|a, b| a.path.cmp(&b.path));
     Some(WalkReport {
         files,

@@ -208,3 +208,57 @@ fn an_entry_the_walk_could_not_read_sends_every_refresh_to_a_full_walk() {
     assert!(f.indexed().contains(&"src/link.py".to_string()));
     assert!(f.has_symbol("epsilon"));
 }
+
+/// What a file watcher that saw only in-place writes may skip: the stat of
+/// every other file — but not the checks a walk would make of what it wrote.
+#[test]
+fn a_walk_from_known_writes_restats_only_those_files() {
+    let f = Fixture::new();
+    age(&f.root);
+    f.build();
+    let index = lode_index::Index::open(&f.loc).unwrap();
+    let manifest = index.store().manifest().unwrap();
+    let basis = lode_index::WalkBasis::load(index.store()).unwrap().unwrap();
+    let known = |paths: &[&str]| {
+        let paths: Vec<String> = paths.iter().map(|p| p.to_string()).collect();
+        lode_index::walk_changed(&f.root, &basis, &manifest, &paths, &f.config)
+    };
+
+    rewrite(&f.root.join("src/a.py"), "def alpha2():\n    return 11\n");
+    let walk = known(&["src/a.py"]).expect("an indexed file written in place");
+    let diff = lode_index::stat_diff(&walk, &manifest);
+    let changed: Vec<&str> = diff.changed.iter().map(|w| w.path.as_str()).collect();
+    assert_eq!(changed, ["src/a.py"]);
+    assert!(diff.deleted.is_empty());
+    assert!(walk.snapshot.is_none(), "the stored snapshot stays");
+    // The other file is taken as recorded, not stat-ed: an unreported
+    // change to it goes unseen (the watcher would have reported it).
+    rewrite(
+        &f.root.join("src/deep/b.py"),
+        "def beta2():\n    return 22\n",
+    );
+    let walk = known(&["src/a.py"]).unwrap();
+    assert_eq!(lode_index::stat_diff(&walk, &manifest).changed.len(), 1);
+
+    // What a walk must decide: a file not indexed, one gone, one grown past the cap.
+    assert!(known(&["build/gen.py"]).is_none());
+    fs::remove_file(f.root.join("src/a.py")).unwrap();
+    assert!(known(&["src/a.py"]).is_none());
+    rewrite(&f.root.join("src/deep/b.py"), &"#\n".repeat(200));
+    assert!(known(&["src/deep/b.py"]).is_none());
+}
+
+#[test]
+fn a_walk_from_known_writes_still_checks_the_ignore_files_it_watches() {
+    let f = Fixture::new();
+    age(&f.root);
+    f.build();
+    let index = lode_index::Index::open(&f.loc).unwrap();
+    let manifest = index.store().manifest().unwrap();
+    let basis = lode_index::WalkBasis::load(index.store()).unwrap().unwrap();
+    let paths = vec!["src/a.py".to_string()];
+    assert!(lode_index::walk_changed(&f.root, &basis, &manifest, &paths, &f.config).is_some());
+    // The root's ignore file (watched by the snapshot) changes in place.
+    rewrite(&f.root.join(".gitignore"), "src/\n");
+    assert!(lode_index::walk_changed(&f.root, &basis, &manifest, &paths, &f.config).is_none());
+}

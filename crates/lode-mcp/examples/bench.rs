@@ -12,6 +12,15 @@
 //! with `--no-refresh` (what a file watcher will allow), `grep`, and the same
 //! `search` calls in process (`Server::call`, no protocol) to separate the
 //! protocol's share. Prints p50/p95/mean in milliseconds.
+//!
+//! With EDIT_FILE (a path relative to the repository, which must be a copy:
+//! the file is rewritten and restored), it also times a `search` sent right
+//! after the file is rewritten in place with a new identifier, as an agent's
+//! edit tool does, and checks that the answer finds the new identifier:
+//!
+//! ```sh
+//! cargo run --release -p lode-mcp --example bench -- target/release/lode /path/to/copy 20 src/lib.rs
+//! ```
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
@@ -78,6 +87,32 @@ fn report(label: &str, mut ms: Vec<f64>) {
     );
 }
 
+/// Rewrites `file` in place `rounds` times, each time with a new identifier
+/// on its last line, and times the search for it sent right after; restores
+/// the file.
+async fn after_edits(client: &Client, file: &Path, rounds: usize) -> Vec<f64> {
+    let original = std::fs::read_to_string(file).expect("EDIT_FILE readable");
+    let mut ms = Vec::new();
+    for n in 0..rounds {
+        let marker = format!("lodebenchedit{n}x{}", std::process::id());
+        let text = format!("{original}\n// {marker}\n");
+        // In place: truncate and write, as editors' save-in-place and agents' tools do.
+        std::fs::write(file, text).unwrap();
+        let params = CallToolRequestParams::new("search".to_string())
+            .with_arguments(json!({ "query": marker }).as_object().unwrap().clone());
+        let started = Instant::now();
+        let r = client.call_tool(params).await.expect("tool result");
+        ms.push(started.elapsed().as_secs_f64() * 1000.0);
+        let found = serde_json::to_string(&r.content).unwrap();
+        let name = file.file_name().unwrap().to_str().unwrap();
+        assert!(found.contains(name), "the edit was not seen: {found}");
+        // Let the watcher's own refresh settle, as between an agent's turns.
+        tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    }
+    std::fs::write(file, original).unwrap();
+    ms
+}
+
 #[tokio::main(flavor = "current_thread")]
 async fn main() {
     let mut args = std::env::args().skip(1);
@@ -86,6 +121,7 @@ async fn main() {
         std::process::exit(2);
     };
     let rounds: usize = args.next().map_or(20, |r| r.parse().expect("ROUNDS"));
+    let edit_file = args.next();
     let (lode, root) = (PathBuf::from(lode), PathBuf::from(root));
     let cache = tempfile::tempdir().unwrap();
 
@@ -116,6 +152,12 @@ async fn main() {
         }
     }
     report("grep round trip (stat pass)", grep);
+    if let Some(rel) = &edit_file {
+        report(
+            "search right after an in-place edit",
+            after_edits(&client, &root.join(rel), rounds).await,
+        );
+    }
     client.cancel().await.unwrap();
 
     let quiet = connect(&lode, &root, cache.path(), &["--no-refresh"]).await;

@@ -14,7 +14,7 @@
 use std::collections::HashMap;
 
 use lode_core::{Config, Result};
-use lode_index::{Index, IndexLocation, ManifestEntry, RefreshOptions, WalkBasis};
+use lode_index::{Index, IndexLocation, ManifestEntry, RefreshOptions, WalkBasis, WalkReport};
 
 pub(crate) struct OpenIndex {
     index: Index,
@@ -57,13 +57,14 @@ impl OpenIndex {
         self.fingerprint.as_deref() == Some(lode_index::fingerprint(config).as_str())
     }
 
-    /// `f` on this index, and whether the tree still matches it.
+    /// `f` on this index, run while the tree is walked; the walk, and how
+    /// many files differ from this index.
     fn speculate<T>(
         &self,
         loc: &IndexLocation,
         config: &Config,
         f: &impl Fn(&Index) -> Result<T>,
-    ) -> Result<(Result<T>, bool)> {
+    ) -> Result<(Result<T>, WalkReport, usize)> {
         let (root, basis, manifest) = (&loc.root, self.walk_basis.as_ref(), &self.manifest);
         std::thread::scope(|s| {
             let walk = s.spawn(move || lode_index::walk_with(root, basis, manifest, config));
@@ -71,41 +72,92 @@ impl OpenIndex {
             let walked = walk
                 .join()
                 .unwrap_or_else(|panic| std::panic::resume_unwind(panic))?;
-            let unchanged = lode_index::stat_diff(&walked, &self.manifest).is_empty();
-            Ok((answer, unchanged))
+            let changed = self.changed(&walked);
+            Ok((answer, walked, changed))
         })
+    }
+
+    /// The walk when the watcher saw nothing but in-place writes to `paths`
+    /// (root-relative): no stat pass. `None` when a walk must decide.
+    fn known_walk(
+        &self,
+        loc: &IndexLocation,
+        config: &Config,
+        paths: &[String],
+    ) -> Option<WalkReport> {
+        let basis = self.walk_basis.as_ref()?;
+        lode_index::walk_changed(&loc.root, basis, &self.manifest, paths, config)
+    }
+
+    /// How many files of `walked` differ from this index (changed or deleted).
+    fn changed(&self, walked: &WalkReport) -> usize {
+        let diff = lode_index::stat_diff(walked, &self.manifest);
+        diff.changed.len() + diff.deleted.len()
     }
 }
 
 /// Runs `f` on an index of `loc` that is up to date (with `no_refresh`: on
 /// the index as committed), reusing `kept` when it may answer and replacing
-/// it otherwise. Returns `f`'s answer and whether an index was (re)opened.
+/// it otherwise. `known`: the files (root-relative) a watcher saw written in
+/// place since `kept` was last checked, and nothing else — then only those
+/// are `stat`ed. Returns `f`'s answer and how the tree was checked.
 pub(crate) fn query<T>(
     kept: &mut Option<OpenIndex>,
     loc: &IndexLocation,
     opts: &RefreshOptions,
+    known: Option<&[String]>,
     f: impl Fn(&Index) -> Result<T>,
-) -> Result<(T, bool)> {
+) -> Result<(T, Checked)> {
+    let mut walked = None;
+    let mut checked = Checked::default();
     if let Some(open) = kept.as_ref().filter(|o| o.is_current(loc)) {
         if opts.no_refresh {
-            return Ok((f(&open.index)?, false));
+            return Ok((f(&open.index)?, checked));
         }
         if open.same_config(opts.config) {
-            let (answer, unchanged) = open.speculate(loc, opts.config, &f)?;
-            if unchanged {
-                return Ok((answer?, false));
-            }
+            let known = known.and_then(|paths| open.known_walk(loc, opts.config, paths));
+            checked.by_writes = known.is_some();
+            walked = Some(match known {
+                Some(walk) => {
+                    let changed = open.changed(&walk);
+                    if changed == 0 {
+                        return Ok((f(&open.index)?, checked));
+                    }
+                    (walk, changed)
+                }
+                None => {
+                    let (answer, walk, changed) = open.speculate(loc, opts.config, &f)?;
+                    if changed == 0 {
+                        return Ok((answer?, checked));
+                    }
+                    (walk, changed)
+                }
+            });
         }
     }
     // Release the kept connection first: a rebuild replaces its database.
     *kept = None;
-    let (index, freshness) = lode_index::refresh(loc, opts)?;
+    let (index, freshness) = match walked {
+        // The walk just made decides: no second stat pass.
+        Some((walk, changed)) => lode_index::refresh_walked(loc, opts, walk, changed)?,
+        None => lode_index::refresh(loc, opts)?,
+    };
     // (`Stale`: the last complete index answers; the next call checks again.)
     if let Some(note) = freshness.note() {
         (opts.note)(&note);
     }
     let open = kept.insert(OpenIndex::new(index)?);
-    Ok((f(&open.index)?, true))
+    checked.reopened = true;
+    Ok((f(&open.index)?, checked))
+}
+
+/// How [`query`] made sure of the tree.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Checked {
+    /// An index was (re)opened: the first use, or the tree had changed.
+    pub reopened: bool,
+    /// Only the files the watcher saw written were `stat`ed (no stat pass).
+    pub by_writes: bool,
 }
 
 fn data_version(index: &Index) -> Result<i64> {

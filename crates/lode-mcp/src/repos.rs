@@ -11,7 +11,7 @@ use lode_core::Config;
 use lode_index::{Index, IndexLocation, RefreshOptions};
 
 use crate::open::{self, OpenIndex};
-use crate::watch::Watch;
+use crate::watch::{Watch, WatchState};
 use crate::{Options, ToolError};
 
 /// The repositories one server answers for.
@@ -40,6 +40,8 @@ pub struct Repo {
     opens: Arc<AtomicU64>,
     /// How many calls checked the tree (the stat pass) before answering.
     checks: AtomicU64,
+    /// How many of those only `stat`ed the files the watcher saw written.
+    checks_by_writes: AtomicU64,
 }
 
 /// Where a call points: a repository and a path inside it.
@@ -65,6 +67,7 @@ impl Repos {
                     watch: Mutex::new(None),
                     opens: Arc::new(AtomicU64::new(0)),
                     checks: AtomicU64::new(0),
+                    checks_by_writes: AtomicU64::new(0),
                 });
             }
         }
@@ -179,6 +182,9 @@ impl Repos {
             let note = |m: &str| notes.borrow_mut().push(m.to_string());
             let unchanged =
                 generation.is_some() && open.as_ref().is_some_and(|o| o.checked == generation);
+            let known = open
+                .as_ref()
+                .and_then(|o| repo.written_since(o.checked, generation));
             let opts = RefreshOptions {
                 config: &config,
                 no_refresh: self.no_refresh || unchanged,
@@ -188,8 +194,12 @@ impl Repos {
             if !opts.no_refresh {
                 repo.checks.fetch_add(1, Ordering::Relaxed);
             }
-            let (answer, reopened) = open::query(&mut open, &repo.location, &opts, f)?;
-            if reopened {
+            let (answer, checked) =
+                open::query(&mut open, &repo.location, &opts, known.as_deref(), f)?;
+            if checked.by_writes {
+                repo.checks_by_writes.fetch_add(1, Ordering::Relaxed);
+            }
+            if checked.reopened {
                 repo.opens.fetch_add(1, Ordering::Relaxed);
             } else {
                 lode_index::diagnostics::note_root(&repo.location.id());
@@ -237,7 +247,10 @@ impl Repos {
             self.config.clone(),
             repo.opens.clone(),
         );
-        let check = move |generation: Option<u64>, watch_dirs: &dyn Fn(Vec<PathBuf>)| {
+        let root = repo.location.root.clone();
+        let check = move |generation: Option<u64>,
+                          state: &WatchState,
+                          watch_dirs: &dyn Fn(Vec<PathBuf>)| {
             // A call holding the index checks the tree itself if it must;
             // waiting here would stall the events its barrier waits for.
             let mut open = match open.try_lock() {
@@ -252,9 +265,13 @@ impl Repos {
                 return;
             };
             let opts = RefreshOptions::new(&config);
-            match open::query(&mut open, &loc, &opts, |_| Ok(())) {
-                Ok((_, reopened)) => {
-                    if reopened {
+            let known = open.as_ref().and_then(|o| {
+                let written = state.written_between(o.checked?, generation?)?;
+                relative(&root, written)
+            });
+            match open::query(&mut open, &loc, &opts, known.as_deref(), |_| Ok(())) {
+                Ok((_, checked)) => {
+                    if checked.reopened {
                         opens.fetch_add(1, Ordering::Relaxed);
                     }
                 }
@@ -319,9 +336,28 @@ impl Repo {
         self.checks.load(Ordering::Relaxed)
     }
 
+    /// How many of the calls that checked the tree only `stat`ed the files
+    /// the watcher saw written in place.
+    pub fn checks_by_writes(&self) -> u64 {
+        self.checks_by_writes.load(Ordering::Relaxed)
+    }
+
     /// Whether a watcher runs for this repository (and trusts its events).
     pub fn is_watched(&self) -> bool {
         self.watch_generation().is_some()
+    }
+
+    /// The files (root-relative) written in place since the tree was found
+    /// to match at generation `checked`, up to `now`, when the watcher knows
+    /// that was all that happened.
+    fn written_since(&self, checked: Option<u64>, now: Option<u64>) -> Option<Vec<String>> {
+        let watch = self
+            .watch
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()?;
+        let written = watch.written_between(checked?, now?)?;
+        relative(&self.location.root, written)
     }
 
     fn watch_generation(&self) -> Option<u64> {
@@ -333,6 +369,17 @@ impl Repo {
     fn lock(&self) -> MutexGuard<'_, Option<OpenIndex>> {
         lock_open(&self.open)
     }
+}
+
+/// `paths` relative to `root`, `/`-separated; `None` if one is outside it or not UTF-8.
+fn relative(root: &Path, paths: Vec<PathBuf>) -> Option<Vec<String>> {
+    paths
+        .iter()
+        .map(|p| {
+            let rel = p.strip_prefix(root).ok()?.to_str()?;
+            Some(rel.replace(std::path::MAIN_SEPARATOR, "/"))
+        })
+        .collect()
 }
 
 /// The open index. A call that panicked poisons the lock; the index it
@@ -545,6 +592,31 @@ mod tests {
         r.query(0, move |i| Ok(!i.symbols_named(name)?.is_empty()))
             .unwrap()
             .0
+    }
+
+    #[test]
+    fn an_edit_in_place_is_checked_by_a_stat_of_that_file_alone() {
+        let a = tempfile::tempdir().unwrap();
+        let cache = tempfile::tempdir().unwrap();
+        let r = settled(a.path(), cache.path());
+        // The call right after a write usually checks before the debounce
+        // thread does; on a slow machine the thread may win, so try a few.
+        let mut by_writes = false;
+        for n in 0..10 {
+            let name: &'static str = Box::leak(format!("fresh{n}").into_boxed_str());
+            std::fs::write(a.path().join("a.py"), format!("def {name}(): pass\n")).unwrap();
+            assert!(defines(&r, name) && !defines(&r, "alpha"));
+            if r.repo(0).checks_by_writes() > 0 {
+                by_writes = true;
+                break;
+            }
+        }
+        assert!(by_writes, "no call checked by the written files alone");
+        // A new file is a directory change: a walk finds it.
+        let before = r.repo(0).checks_by_writes();
+        std::fs::write(a.path().join("b.py"), "def beta(): pass\n").unwrap();
+        assert!(defines(&r, "beta"));
+        assert_eq!(r.repo(0).checks_by_writes(), before);
     }
 
     #[test]

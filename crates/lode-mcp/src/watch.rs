@@ -43,11 +43,16 @@ pub const MAX_DELAY: Duration = Duration::from_millis(200);
 /// A call waits at most this long for the watcher to catch up.
 pub const BARRIER_WAIT: Duration = Duration::from_millis(100);
 
+/// How many events the change log keeps; a call checked further back walks.
+const LOG_LEN: usize = 1024;
+
 /// What calls read: how many events there were, and whether to trust them.
 #[derive(Default)]
 pub(crate) struct WatchState {
     generation: AtomicU64,
     failed: AtomicBool,
+    /// What each generation's event was, as far as it is known.
+    log: Mutex<ChangeLog>,
     /// The highest barrier number the thread has seen in the marker file.
     barrier_seen: Mutex<u64>,
     barrier_moved: Condvar,
@@ -75,12 +80,75 @@ impl WatchState {
         }
     }
 
-    fn bump(&self) {
-        self.generation.fetch_add(1, Ordering::SeqCst);
+    /// Counts an event; `written`: the file it wrote in place, when that is
+    /// all it did (`None`: anything else, which only a walk can judge).
+    fn bump(&self, written: Option<PathBuf>) {
+        let mut log = self.log.lock().unwrap_or_else(|p| p.into_inner());
+        let generation = self.generation.fetch_add(1, Ordering::SeqCst) + 1;
+        log.push(generation, written);
+    }
+
+    /// The files written in place after generation `from` up to `to`, when
+    /// the events of those generations were such writes and nothing else.
+    pub fn written_between(&self, from: u64, to: u64) -> Option<Vec<PathBuf>> {
+        self.log
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .written_between(from, to)
     }
 
     fn fail(&self) {
         self.failed.store(true, Ordering::SeqCst);
+    }
+}
+
+/// The last [`LOG_LEN`] events by generation.
+#[derive(Default)]
+struct ChangeLog {
+    events: std::collections::VecDeque<(u64, Option<PathBuf>)>,
+    /// The newest generation no longer in `events`.
+    forgotten: u64,
+}
+
+impl ChangeLog {
+    fn push(&mut self, generation: u64, written: Option<PathBuf>) {
+        if self.events.len() == LOG_LEN
+            && let Some((old, _)) = self.events.pop_front()
+        {
+            self.forgotten = old;
+        }
+        self.events.push_back((generation, written));
+    }
+
+    fn written_between(&self, from: u64, to: u64) -> Option<Vec<PathBuf>> {
+        if from < self.forgotten {
+            return None;
+        }
+        let mut paths: Vec<PathBuf> = Vec::new();
+        for (generation, written) in &self.events {
+            if *generation > from && *generation <= to {
+                paths.push(written.clone()?);
+            }
+        }
+        paths.sort();
+        paths.dedup();
+        Some(paths)
+    }
+}
+
+/// The one file an event wrote in place, if that is all it did: data or
+/// metadata modified, or a file opened for writing closed. Creations,
+/// removals and renames change a directory, which only a walk can judge.
+fn written_in_place(event: &notify::Event) -> Option<PathBuf> {
+    use notify::event::{AccessKind, AccessMode, EventKind, ModifyKind};
+    let in_place = matches!(
+        event.kind,
+        EventKind::Modify(ModifyKind::Data(_) | ModifyKind::Metadata(_) | ModifyKind::Any)
+            | EventKind::Access(AccessKind::Close(AccessMode::Write))
+    );
+    match event.paths.as_slice() {
+        [path] if in_place && !event.need_rescan() => Some(path.clone()),
+        _ => None,
     }
 }
 
@@ -110,7 +178,7 @@ impl Watch {
         root: &Path,
         barriers: PathBuf,
         dirs: Vec<PathBuf>,
-        check: impl Fn(Option<u64>, &dyn Fn(Vec<PathBuf>)) + Send + 'static,
+        check: impl Fn(Option<u64>, &WatchState, &dyn Fn(Vec<PathBuf>)) + Send + 'static,
     ) -> Option<Watch> {
         let (sender, events) = channel::<notify::Result<notify::Event>>();
         #[cfg(test)]
@@ -169,6 +237,11 @@ impl Watch {
         self.state.generation()
     }
 
+    /// See [`WatchState::written_between`].
+    pub fn written_between(&self, from: u64, to: u64) -> Option<Vec<PathBuf>> {
+        self.state.written_between(from, to)
+    }
+
     /// Watches exactly `dirs` from now on. A directory that cannot be watched
     /// (the kernel's limit) fails the watch: calls then check the tree.
     pub fn sync(&self, dirs: Vec<PathBuf>) {
@@ -211,14 +284,14 @@ fn sync(inner: &Mutex<Inner>, state: &WatchState, dirs: Vec<PathBuf>) {
             }
             // Gone since the walk: the event that removed it sends calls to
             // the stat pass. Anything else (the watch limit) we cannot cover.
-            Err(e) if matches!(&e.kind, notify::ErrorKind::PathNotFound) => state.bump(),
+            Err(e) if matches!(&e.kind, notify::ErrorKind::PathNotFound) => state.bump(None),
             Err(_) => state.fail(),
         }
     }
     // Files created in a new directory before its watch was placed made no
     // event: the next call checks the tree.
     if added {
-        state.bump();
+        state.bump(None);
     }
 }
 
@@ -241,7 +314,7 @@ fn debounce(
     state: &WatchState,
     paths: &Paths,
     watcher: &Weak<Mutex<Inner>>,
-    check: impl Fn(Option<u64>, &dyn Fn(Vec<PathBuf>)),
+    check: impl Fn(Option<u64>, &WatchState, &dyn Fn(Vec<PathBuf>)),
 ) {
     // Counts an event; says whether it concerns the tree.
     let count = |event: notify::Result<notify::Event>| -> bool {
@@ -265,8 +338,8 @@ fn debounce(
             {
                 false
             }
-            Ok(_) => {
-                state.bump();
+            Ok(e) => {
+                state.bump(written_in_place(&e));
                 true
             }
             Err(_) => {
@@ -295,6 +368,68 @@ fn debounce(
         let Some(inner) = watcher.upgrade() else {
             return;
         };
-        check(state.generation(), &|dirs| sync(&inner, state, dirs));
+        check(state.generation(), state, &|dirs| sync(&inner, state, dirs));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use notify::event::{AccessKind, AccessMode, CreateKind, DataChange, EventKind, ModifyKind};
+
+    fn event(kind: EventKind, paths: &[&str]) -> notify::Event {
+        let mut e = notify::Event::new(kind);
+        e.paths = paths.iter().map(PathBuf::from).collect();
+        e
+    }
+
+    #[test]
+    fn only_writes_in_place_to_one_file_are_known() {
+        let data = EventKind::Modify(ModifyKind::Data(DataChange::Content));
+        let closed = EventKind::Access(AccessKind::Close(AccessMode::Write));
+        assert_eq!(
+            written_in_place(&event(data, &["/r/a.rs"])),
+            Some(PathBuf::from("/r/a.rs"))
+        );
+        assert!(written_in_place(&event(closed, &["/r/a.rs"])).is_some());
+        let created = EventKind::Create(CreateKind::File);
+        assert!(written_in_place(&event(created, &["/r/b.rs"])).is_none());
+        let renamed = EventKind::Modify(ModifyKind::Name(notify::event::RenameMode::Both));
+        assert!(written_in_place(&event(renamed, &["/r/a", "/r/b"])).is_none());
+        assert!(written_in_place(&event(EventKind::Any, &["/r/a.rs"])).is_none());
+        let overflow = event(data, &["/r/a.rs"]).set_flag(notify::event::Flag::Rescan);
+        assert!(written_in_place(&overflow).is_none());
+    }
+
+    #[test]
+    fn the_log_knows_the_writes_between_two_generations_or_says_it_cannot() {
+        let state = WatchState::default();
+        state.bump(Some("/r/a.rs".into()));
+        state.bump(Some("/r/b.rs".into()));
+        state.bump(Some("/r/a.rs".into()));
+        let g = state.generation().unwrap();
+        assert_eq!(g, 3);
+        let paths = |v: &[&str]| v.iter().map(PathBuf::from).collect::<Vec<_>>();
+        assert_eq!(
+            state.written_between(0, 3),
+            Some(paths(&["/r/a.rs", "/r/b.rs"]))
+        );
+        assert_eq!(state.written_between(1, 2), Some(paths(&["/r/b.rs"])));
+        assert_eq!(state.written_between(3, 3), Some(vec![]));
+        // An event that was not a write in place hides everything around it.
+        state.bump(None);
+        state.bump(Some("/r/c.rs".into()));
+        assert_eq!(state.written_between(3, 5), None);
+        assert_eq!(state.written_between(4, 5), Some(paths(&["/r/c.rs"])));
+        // Generations the log forgot are unknown.
+        for _ in 0..LOG_LEN {
+            state.bump(Some("/r/d.rs".into()));
+        }
+        assert_eq!(state.written_between(4, 6), None);
+        let now = state.generation().unwrap();
+        assert_eq!(
+            state.written_between(now - 1, now),
+            Some(paths(&["/r/d.rs"]))
+        );
     }
 }
