@@ -12,9 +12,7 @@ use crate::error::{Error, Result};
 use crate::safetensors::{self, Dtype};
 use crate::tokenizer::{self, WordPiece};
 
-/// Bump when a change here changes the vectors a model produces; it is part of
-/// every [`StaticModel::id`], so indexes built with older code are rebuilt.
-const EMBED_VERSION: u32 = 1;
+include!("embed_version.rs");
 
 /// Python model2vec's default `max_length` when `config.json` has none.
 const DEFAULT_MAX_LENGTH: usize = 512;
@@ -25,6 +23,11 @@ const PARALLEL_MIN: usize = 64;
 static BUILTIN_CONFIG: &[u8] = include_bytes!("../model/config.json");
 static BUILTIN_MODEL: &[u8] = include_bytes!("../model/model.safetensors");
 static BUILTIN_TOKENIZER: &[u8] = include_bytes!("../model/tokenizer.json");
+/// The built-in tokenizer, prepared by build.rs (see `tokenizer::image`).
+static BUILTIN_TOKENIZER_IMAGE: &[u8] =
+    include_bytes!(concat!(env!("OUT_DIR"), "/builtin-tokenizer.bin"));
+/// The built-in model's [`StaticModel::id`] hash, computed by build.rs.
+const BUILTIN_ID_HASH: &str = env!("LODE_BUILTIN_MODEL_ID_HASH");
 
 /// The embedding table, in the type it was stored in.
 enum Table {
@@ -44,7 +47,7 @@ enum Table {
 /// `"normalize": true`: exactly what Python's `model2vec.StaticModel.encode` computes.
 /// A text with no known token embeds to the zero vector.
 pub struct StaticModel {
-    id: std::sync::OnceLock<String>,
+    id: String,
     dim: usize,
     rows: usize,
     dtype: Dtype,
@@ -75,9 +78,9 @@ struct Files<'a> {
     config: (&'a [u8], PathBuf),
     model: (Cow<'static, [u8]>, PathBuf),
     tokenizer: (&'a [u8], PathBuf),
-    /// Hash the files for the id only when it is asked for (the built-in
-    /// model: a query never asks, and hashing 7.6 MB costs milliseconds).
-    lazy_id: bool,
+    /// The built-in model: its tokenizer comes prepared, and its id was
+    /// hashed when lode was compiled.
+    builtin: bool,
 }
 
 #[derive(Default)]
@@ -101,7 +104,7 @@ impl StaticModel {
             config: (BUILTIN_CONFIG, dir.join("config.json")),
             model: (Cow::Borrowed(BUILTIN_MODEL), dir.join("model.safetensors")),
             tokenizer: (BUILTIN_TOKENIZER, dir.join("tokenizer.json")),
-            lazy_id: true,
+            builtin: true,
         })
         .expect("the built-in model is valid (checked by the crate's tests)")
     }
@@ -154,7 +157,7 @@ impl StaticModel {
             config: (&config, config_path),
             model: (Cow::Owned(model), model_path),
             tokenizer: (&tokenizer, tokenizer_path),
-            lazy_id: false,
+            builtin: false,
         })
     }
 
@@ -166,7 +169,7 @@ impl StaticModel {
             config: (config, dir.join("config.json")),
             model: (Cow::Owned(model.to_vec()), dir.join("model.safetensors")),
             tokenizer: (tokenizer, dir.join("tokenizer.json")),
-            lazy_id: false,
+            builtin: false,
         })
     }
 
@@ -199,8 +202,15 @@ impl StaticModel {
                 })? as usize),
             };
 
-        let tokenizer = WordPiece::from_json(tokenizer_bytes)
-            .map_err(|reason| Error::invalid(tokenizer_path, reason))?;
+        let prepared = files
+            .builtin
+            .then(|| WordPiece::from_image(BUILTIN_TOKENIZER_IMAGE))
+            .flatten();
+        let tokenizer = match prepared {
+            Some(t) => t,
+            None => WordPiece::from_json(tokenizer_bytes)
+                .map_err(|reason| Error::invalid(tokenizer_path, reason))?,
+        };
 
         let bad = |reason: String| Error::invalid(model_path, reason);
         let tensors = safetensors::parse(model_bytes).map_err(bad)?;
@@ -288,10 +298,11 @@ impl StaticModel {
             )));
         }
 
-        let id = std::sync::OnceLock::new();
-        if !files.lazy_id {
-            let _ = id.set(content_id(dim, config_bytes, model_bytes, tokenizer_bytes));
-        }
+        let id = if files.builtin {
+            format!("model2vec-d{dim}-{BUILTIN_ID_HASH}")
+        } else {
+            content_id(dim, config_bytes, model_bytes, tokenizer_bytes)
+        };
 
         Ok(StaticModel {
             id,
@@ -315,9 +326,7 @@ impl StaticModel {
     /// A stable id for index fingerprints: `model2vec-d<dim>-<hash>`, where the hash
     /// covers the three model files and the version of this crate's embedding code.
     pub fn id(&self) -> &str {
-        // Only the built-in model leaves it unset (see `Files::lazy_id`).
-        self.id
-            .get_or_init(|| content_id(self.dim, BUILTIN_CONFIG, BUILTIN_MODEL, BUILTIN_TOKENIZER))
+        &self.id
     }
 
     /// Whether outputs are L2-normalized (`normalize` in `config.json`).
@@ -511,6 +520,19 @@ fn content_id(dim: usize, config: &[u8], model: &[u8], tokenizer: &[u8]) -> Stri
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_builtin_models_compiled_tokenizer_and_id_are_what_loading_its_files_gives() {
+        let builtin = StaticModel::builtin();
+        let from_files =
+            StaticModel::from_bytes(BUILTIN_CONFIG, BUILTIN_MODEL, BUILTIN_TOKENIZER).unwrap();
+        assert_eq!(builtin.id(), from_files.id());
+        assert_eq!(builtin.tokenizer, from_files.tokenizer);
+        assert_eq!(
+            WordPiece::from_image(BUILTIN_TOKENIZER_IMAGE).as_ref(),
+            Some(&from_files.tokenizer)
+        );
+    }
 
     #[test]
     fn builtin_loads_and_embeds() {

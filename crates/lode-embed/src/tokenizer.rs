@@ -22,7 +22,7 @@ use unicode_normalization::UnicodeNormalization;
 
 /// A byte trie over vocabulary pieces, for longest-prefix lookups without hashing:
 /// node `n`'s children are `edge_bytes/edge_child[nodes[n].0..nodes[n + 1].0]`, sorted.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 struct Trie {
     /// Per node: (index of its first edge, piece id or `NO_ID`); one extra entry at
     /// the end closes the last node's edge range.
@@ -102,6 +102,146 @@ impl Trie {
                 None => return best,
             }
             i += 1;
+        }
+    }
+}
+
+/// A flat little-endian image of a [`WordPiece`], so that the built-in
+/// tokenizer is prepared when lode is compiled (`build.rs`) and only copied
+/// when a process loads it: parsing the JSON, sorting the vocabulary and
+/// building the tries was most of the built-in model's load time.
+mod image {
+    use super::{Trie, WordPiece};
+
+    const MAGIC: &[u8; 8] = b"lodewp01";
+
+    #[derive(Default)]
+    struct Writer(Vec<u8>);
+
+    impl Writer {
+        fn u32(&mut self, v: u32) {
+            self.0.extend_from_slice(&v.to_le_bytes());
+        }
+        fn len(&mut self, n: usize) {
+            self.u32(u32::try_from(n).expect("tokenizer tables fit in u32"));
+        }
+        fn bytes(&mut self, b: &[u8]) {
+            self.len(b.len());
+            self.0.extend_from_slice(b);
+        }
+        fn u32s(&mut self, v: impl ExactSizeIterator<Item = u32>) {
+            self.len(v.len());
+            v.for_each(|x| self.u32(x));
+        }
+        fn trie(&mut self, t: &Trie) {
+            self.u32s(t.nodes.iter().flat_map(|&(a, b)| [a, b]).collect::<Vec<_>>().into_iter());
+            self.bytes(&t.edge_bytes);
+            self.u32s(t.edge_child.iter().copied());
+            self.u32s(t.root.iter().copied());
+        }
+    }
+
+    struct Reader<'a>(&'a [u8]);
+
+    impl Reader<'_> {
+        fn take(&mut self, n: usize) -> Option<&[u8]> {
+            let (head, rest) = self.0.split_at_checked(n)?;
+            self.0 = rest;
+            Some(head)
+        }
+        fn u32(&mut self) -> Option<u32> {
+            Some(u32::from_le_bytes(self.take(4)?.try_into().ok()?))
+        }
+        fn bytes(&mut self) -> Option<Vec<u8>> {
+            let n = self.u32()? as usize;
+            Some(self.take(n)?.to_vec())
+        }
+        fn u32s(&mut self) -> Option<Vec<u32>> {
+            let n = self.u32()? as usize;
+            let raw = self.take(n.checked_mul(4)?)?;
+            Some(
+                raw.chunks_exact(4)
+                    .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                    .collect(),
+            )
+        }
+        fn trie(&mut self) -> Option<Trie> {
+            let flat = self.u32s()?;
+            let nodes = flat.chunks_exact(2).map(|p| (p[0], p[1])).collect();
+            let edge_bytes = self.bytes()?;
+            let edge_child = self.u32s()?;
+            let root: Box<[u32; 256]> = self.u32s()?.into_boxed_slice().try_into().ok()?;
+            Some(Trie {
+                nodes,
+                edge_bytes,
+                edge_child,
+                root,
+            })
+        }
+    }
+
+    impl WordPiece {
+        /// The image [`WordPiece::from_image`] reads back.
+        #[allow(dead_code)] // used by build.rs, which includes this file
+        pub(crate) fn to_image(&self) -> Vec<u8> {
+            let mut w = Writer::default();
+            w.0.extend_from_slice(MAGIC);
+            w.trie(&self.words);
+            w.trie(&self.continuations);
+            for v in [
+                self.unk_id,
+                self.max_input_chars_per_word as u32,
+                u32::from(self.clean_text),
+                u32::from(self.handle_chinese_chars),
+                u32::from(self.strip_accents),
+                u32::from(self.lowercase),
+                self.vocab_size as u32,
+                self.median_token_chars as u32,
+            ] {
+                w.u32(v);
+            }
+            w.len(self.added.len());
+            for (content, id) in &self.added {
+                w.bytes(content.as_bytes());
+                w.u32(*id);
+            }
+            w.0
+        }
+
+        /// A tokenizer from its image; `None` when `image` is not one.
+        #[allow(dead_code)] // not used by build.rs
+        pub(crate) fn from_image(image: &[u8]) -> Option<WordPiece> {
+            let mut r = Reader(image);
+            if r.take(MAGIC.len())? != MAGIC {
+                return None;
+            }
+            let words = r.trie()?;
+            let continuations = r.trie()?;
+            let mut v = [0u32; 8];
+            for x in &mut v {
+                *x = r.u32()?;
+            }
+            let mut added = Vec::new();
+            let mut added_first_bytes = [false; 256];
+            for _ in 0..r.u32()? {
+                let content = String::from_utf8(r.bytes()?).ok()?;
+                added_first_bytes[*content.as_bytes().first()? as usize] = true;
+                added.push((content.into_boxed_str(), r.u32()?));
+            }
+            r.0.is_empty().then_some(WordPiece {
+                words,
+                continuations,
+                unk_id: v[0],
+                max_input_chars_per_word: v[1] as usize,
+                clean_text: v[2] != 0,
+                handle_chinese_chars: v[3] != 0,
+                strip_accents: v[4] != 0,
+                lowercase: v[5] != 0,
+                added,
+                added_first_bytes,
+                vocab_size: v[6] as usize,
+                median_token_chars: v[7] as usize,
+            })
         }
     }
 }
@@ -198,7 +338,7 @@ struct ModelJson {
 }
 
 /// The BERT WordPiece pipeline, ids only.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub(crate) struct WordPiece {
     /// Whole vocabulary: pieces that start a word.
     words: Trie,
@@ -636,6 +776,18 @@ mod tests {
         let mut out = Vec::new();
         wp.encode("x x x x x", 3, &mut Scratch::default(), &mut out);
         assert_eq!(out, vec![9, 9, 9]);
+    }
+
+    #[test]
+    fn an_image_reads_back_as_the_same_tokenizer() {
+        let wp = tiny();
+        let image = wp.to_image();
+        assert_eq!(WordPiece::from_image(&image), Some(wp));
+        assert_eq!(WordPiece::from_image(&image[..image.len() - 1]), None);
+        assert_eq!(WordPiece::from_image(b"not an image"), None);
+        let mut longer = image.clone();
+        longer.push(0);
+        assert_eq!(WordPiece::from_image(&longer), None);
     }
 
     #[test]
