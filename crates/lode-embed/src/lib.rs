@@ -58,7 +58,7 @@
 //! | crates in the dependency tree | 88 | 32 (new to the workspace: `unicode-normalization`, `tinyvec`, `unicode_categories`) |
 //! | clean release build, wall / CPU | 3 min 21 s / 4 min 21 s | 43 s / 54 s |
 //! | stripped binary over a `serde_json`-only baseline (436 KB) | +4.1 MB | +0.5 MB, plus 8.0 MB for the built-in model |
-//! | load from a directory (min of 5, over runs) | 22–42 ms | 24–27 ms; [`StaticModel::builtin`] 16–20 ms |
+//! | load from a directory (min of 5, over runs) | 22–42 ms | 24–27 ms; [`StaticModel::builtin`] 16–20 ms then (3.0–3.6 ms of CPU since it is prepared at compile time) |
 //! | 1,000 snippets, one thread (best of 5, over runs) | 26–37 ms | 27–33 ms |
 //! | vectors | identical: max \|difference\| 0.0 over 1,000 × 256 values | |
 //!
