@@ -41,6 +41,7 @@
 
 mod build;
 pub mod diagnostics;
+pub mod embed;
 pub mod lexical;
 mod location;
 pub mod overlay;
@@ -57,7 +58,8 @@ pub use build::{
     BuildOptions, BuildReport, StatDiff, WalkBasis, build, build_with_walk, fingerprint, stat_diff,
     walk_for, walk_with,
 };
-pub use location::{IndexLocation, WriterLock, default_cache_base};
+pub use embed::{EmbedOptions, EmbedPhase, EmbedReport, Stopped, embed};
+pub use location::{EmbedLock, IndexLocation, WriterLock, default_cache_base};
 pub use reader::{ChunkRow, FileRow, Filter, Index, IndexStats, LanguageCount, SymbolRow};
 pub use refresh::{Freshness, IndexState, RefreshOptions, refresh, state};
 pub use relations::{CallRow, ImportRow};

@@ -44,6 +44,11 @@ const BUILTIN_DIM: usize = 256;
 /// (a long-lived `lode mcp` must not pay a deadline on every query).
 const RETRY_AFTER: Duration = Duration::from_secs(60);
 
+/// Texts per embedding call of a static model in the embedding phase: large
+/// (embedded on the rayon pool), yet a batch is a few tens of milliseconds,
+/// so the phase commits and can stop often.
+const STATIC_BATCH: usize = 1024;
+
 /// Query embeddings kept per process for server backends.
 const QUERY_CACHE_ENTRIES: usize = 256;
 
@@ -476,6 +481,15 @@ impl Vectors {
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .clone()
+    }
+
+    /// Texts per embedding call in the embedding phase: a server's
+    /// `batch_size` (one request each), a large batch for static models.
+    pub fn batch_size(&self) -> usize {
+        match &self.model {
+            Model::Remote(r, _) => r.options.batch_size.max(1),
+            _ => STATIC_BATCH,
+        }
     }
 
     /// Bytes of one stored vector.

@@ -8,8 +8,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use lode_core::Config;
-use lode_index::{Index, IndexLocation, RefreshOptions};
+use lode_index::{EmbedPhase, Index, IndexLocation, RefreshOptions};
 
+use crate::embedding::Background;
 use crate::open::{self, OpenIndex};
 use crate::watch::Watch;
 use crate::{Options, ToolError};
@@ -40,6 +41,9 @@ pub struct Repo {
     opens: Arc<AtomicU64>,
     /// How many calls checked the tree (the stat pass) before answering.
     checks: AtomicU64,
+    /// The embedding phase running on its own thread, if any: a call never
+    /// waits for it, and answers from the chunks embedded so far.
+    embedding: Arc<Background>,
 }
 
 /// Where a call points: a repository and a path inside it.
@@ -65,6 +69,7 @@ impl Repos {
                     watch: Mutex::new(None),
                     opens: Arc::new(AtomicU64::new(0)),
                     checks: AtomicU64::new(0),
+                    embedding: Arc::new(Background::default()),
                 });
             }
         }
@@ -184,6 +189,7 @@ impl Repos {
                 no_refresh: self.no_refresh || unchanged,
                 progress: None,
                 note: &note,
+                embed: EmbedPhase::Later,
             };
             if !opts.no_refresh {
                 repo.checks.fetch_add(1, Ordering::Relaxed);
@@ -197,6 +203,12 @@ impl Repos {
             }
             if let Some(o) = open.as_mut().filter(|_| !opts.no_refresh) {
                 o.checked = generation;
+            }
+            if !self.no_refresh
+                && let Some(o) = open.as_ref()
+            {
+                repo.embedding
+                    .ensure(o.index(), &repo.location, &self.config);
             }
             Ok((answer, notes.into_inner()))
         })();
@@ -231,11 +243,12 @@ impl Repos {
             w.sync(dirs);
             return;
         }
-        let (open, loc, user_config, opens) = (
+        let (open, loc, user_config, opens, embedding) = (
             repo.open.clone(),
             repo.location.clone(),
             self.config.clone(),
             repo.opens.clone(),
+            repo.embedding.clone(),
         );
         let check = move |generation: Option<u64>, watch_dirs: &dyn Fn(Vec<PathBuf>)| {
             // A call holding the index checks the tree itself if it must;
@@ -251,7 +264,10 @@ impl Repos {
             let Ok((config, _)) = user_config.for_root(&loc.root) else {
                 return;
             };
-            let opts = RefreshOptions::new(&config);
+            let opts = RefreshOptions {
+                embed: EmbedPhase::Later,
+                ..RefreshOptions::new(&config)
+            };
             match open::query(&mut open, &loc, &opts, |_| Ok(())) {
                 Ok((_, reopened)) => {
                     if reopened {
@@ -265,6 +281,7 @@ impl Repos {
                     watch_dirs(dirs);
                 }
                 o.checked = generation;
+                embedding.ensure(o.index(), &loc, &user_config);
             }
         };
         let barriers = repo.location.dir.join("watch");
@@ -317,6 +334,11 @@ impl Repo {
     /// answered on the watcher's word that nothing changed).
     pub fn checks(&self) -> u64 {
         self.checks.load(Ordering::Relaxed)
+    }
+
+    /// Whether the embedding phase is running on its thread now.
+    pub fn is_embedding(&self) -> bool {
+        self.embedding.is_running()
     }
 
     /// Whether a watcher runs for this repository (and trusts its events).

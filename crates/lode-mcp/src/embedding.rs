@@ -1,0 +1,79 @@
+//! The embedding phase of a served repository, on a thread of its own.
+//!
+//! A refresh in the server commits its build without waiting for vectors
+//! (`EmbedPhase::Later`); the call answers at once, its dense side over the
+//! chunks embedded so far (`partial: N of M chunks embedded` in its notes).
+//! Then [`Background::ensure`] starts the phase unless it runs already. A
+//! newer build — a later call's refresh, the watcher's, another process's —
+//! ends the running pass at its next batch; the thread then starts over on
+//! the newer state, newest files first, until no chunk is left or the phase
+//! cannot go on (another process embeds, a model that is not there, an
+//! error: the next call starts it again).
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+
+use lode_core::Config;
+use lode_index::{EmbedOptions, Index, IndexLocation, Stopped};
+
+/// One repository's embedding thread.
+#[derive(Default)]
+pub(crate) struct Background {
+    /// Set while a thread runs the phase.
+    running: Arc<AtomicBool>,
+    /// Asks the thread to stop between batches (the server is going away).
+    cancel: Arc<AtomicBool>,
+    start: Mutex<()>,
+}
+
+impl Background {
+    /// Starts the phase when `index` has chunks without vectors and no
+    /// thread runs it.
+    pub(crate) fn ensure(&self, index: &Index, loc: &IndexLocation, user_config: &Config) {
+        if self.is_running() || !index.vectors_pending().is_ok_and(|n| n > 0) {
+            return;
+        }
+        let _start = self.start.lock().unwrap_or_else(|p| p.into_inner());
+        if self.running.swap(true, Ordering::SeqCst) {
+            return;
+        }
+        let (running, cancel) = (self.running.clone(), self.cancel.clone());
+        let (loc, user_config) = (loc.clone(), user_config.clone());
+        let spawned = std::thread::Builder::new()
+            .name("lode-embed".into())
+            .spawn(move || {
+                run(&loc, &user_config, &cancel);
+                running.store(false, Ordering::SeqCst);
+            });
+        if spawned.is_err() {
+            self.running.store(false, Ordering::SeqCst); // the next call tries again
+        }
+    }
+
+    pub(crate) fn is_running(&self) -> bool {
+        self.running.load(Ordering::SeqCst)
+    }
+}
+
+impl Drop for Background {
+    fn drop(&mut self) {
+        self.cancel.store(true, Ordering::SeqCst);
+    }
+}
+
+fn run(loc: &IndexLocation, user_config: &Config, cancel: &AtomicBool) {
+    loop {
+        let Ok((config, _)) = user_config.for_root(&loc.root) else {
+            return;
+        };
+        let opts = EmbedOptions {
+            cancel: Some(cancel),
+            ..EmbedOptions::new(&config)
+        };
+        match lode_index::embed(loc, &opts, None) {
+            // The newer build's chunks, newest first.
+            Ok(r) if r.stopped == Some(Stopped::NewerBuild) => continue,
+            _ => return,
+        }
+    }
+}
