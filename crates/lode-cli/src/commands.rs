@@ -474,6 +474,13 @@ fn status_text(s: &Status) -> String {
                 spec.backend, spec.model, spec.dim, spec.encoding
             ));
         }
+        if let Some(st) = s.stats.as_ref().filter(|st| st.vectors_pending > 0) {
+            out.push_str(&format!(
+                "partial: {} of {} chunks embedded (the next query or 'lode index' goes on)\n",
+                st.chunks.saturating_sub(st.vectors_pending),
+                st.chunks
+            ));
+        }
         let v = &v.change;
         let what = v.changed.join(", ");
         match v.action {

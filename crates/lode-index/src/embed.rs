@@ -394,6 +394,9 @@ fn chunk_count(store: &Store) -> Result<u64> {
         .map_err(|e| sql_err(store.path(), e))
 }
 
+/// A file's chunk ids and the texts to embed for them, in chunk order.
+type ChunkTexts = Vec<(i64, String)>;
+
 /// A stored chunk: its id, the symbol it belongs to, its lines and bytes.
 struct ChunkSpan {
     id: i64,
@@ -409,7 +412,7 @@ fn load_texts<'f>(
     loc: &IndexLocation,
     store: &Store,
     group: &'f [PendingFile],
-) -> Result<Vec<(&'f PendingFile, Option<Vec<(i64, String)>>)>> {
+) -> Result<Vec<(&'f PendingFile, Option<ChunkTexts>)>> {
     let err = |e| sql_err(store.path(), e);
     // Rows of one committed state: a build may commit between two statements.
     let tx = store.connection().unchecked_transaction().map_err(err)?;
@@ -474,7 +477,7 @@ fn chunk_texts(
     bytes: Vec<u8>,
     chunks: &[ChunkSpan],
     symbols: &[(i64, String, u32)],
-) -> Option<Vec<(i64, String)>> {
+) -> Option<ChunkTexts> {
     let text = match String::from_utf8(bytes) {
         Ok(s) => s,
         Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),

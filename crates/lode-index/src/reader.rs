@@ -120,6 +120,8 @@ pub struct IndexStats {
     pub build_ms: f64,
     pub fingerprint: String,
     pub lode_version: String,
+    /// Chunks without a vector yet (the embedding phase has not reached them).
+    pub vectors_pending: u64,
 }
 
 /// Restricts lexical candidates.
@@ -716,5 +718,6 @@ pub(crate) fn stats(store: &Store, full: bool) -> Result<IndexStats> {
         .unwrap_or(0.0);
     s.fingerprint = store.meta("fingerprint")?.unwrap_or_default();
     s.lode_version = store.meta("lode_version")?.unwrap_or_default();
+    s.vectors_pending = crate::embed::pending_chunks(store)?;
     Ok(s)
 }

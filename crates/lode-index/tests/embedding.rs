@@ -91,7 +91,8 @@ fn checked_vectors(index: &Index) -> BTreeMap<String, Vec<u8>> {
     let mut stmt = conn
         .prepare("SELECT f.path, v.file_id, v.ids, v.data FROM vectors v LEFT JOIN files f ON f.id = v.file_id")
         .unwrap();
-    let rows: Vec<(Option<String>, i64, Vec<u8>, Vec<u8>)> = stmt
+    type Row = (Option<String>, i64, Vec<u8>, Vec<u8>);
+    let rows: Vec<Row> = stmt
         .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
         .unwrap()
         .map(Result::unwrap)

@@ -71,8 +71,11 @@ fn run(loc: &IndexLocation, user_config: &Config, cancel: &AtomicBool) {
             ..EmbedOptions::new(&config)
         };
         match lode_index::embed(loc, &opts, None) {
-            // The newer build's chunks, newest first.
-            Ok(r) if r.stopped == Some(Stopped::NewerBuild) => continue,
+            // The newer build's chunks, newest first; after a pause that lets
+            // a process that waits for the phase (`lode index`) take it over.
+            Ok(r) if r.stopped == Some(Stopped::NewerBuild) => {
+                std::thread::sleep(std::time::Duration::from_millis(50));
+            }
             _ => return,
         }
     }

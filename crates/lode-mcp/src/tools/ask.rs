@@ -52,17 +52,20 @@ fn run(call: Call) -> Result<Answer, ToolError> {
         ..SearchOptions::default()
     };
     let graphs = GRAPHS.get_or_init(GraphCache::new);
-    let (results, notes) = call.repos.query(target.repo, |index| {
+    let ((results, dense_notes), mut notes) = call.repos.query(target.repo, |index| {
         let results = lode_search::search(index, &query, &opts)?;
         // The query runs on the state the freshness check just settled: its graph is ready.
-        Ok(lode_gather::ask(
+        let ranked = lode_gather::ask(
             index,
             &results,
             &AskOptions::default(),
             graphs,
             &GraphState::Ready,
-        ))
+        );
+        // A partial or lexical-only dense side, as `search` says it.
+        Ok((ranked, index.take_notes()))
     })?;
+    notes.extend(dense_notes);
     Ok(capped(
         &Ranked {
             results,
