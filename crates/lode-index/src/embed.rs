@@ -164,7 +164,13 @@ pub fn embed(
         r.elapsed_ms = started.elapsed().as_secs_f64() * 1000.0;
         Ok(r)
     };
-    let Some(_lock) = EmbedLock::acquire(loc, opts.wait)? else {
+    let Some(_lock) = EmbedLock::acquire(loc, opts.wait, &|pid| {
+        (opts.note)(&format!(
+            "waiting for lode process {pid}, which is embedding {}",
+            loc.root.display()
+        ))
+    })?
+    else {
         report.stopped = Some(Stopped::Busy);
         let store = loc.current_db().map(|db| Store::open(&db)).transpose()?;
         return finish(report, store.as_ref());

@@ -208,10 +208,15 @@ pub struct EmbedLock {
 }
 
 impl EmbedLock {
-    /// Takes the lock, waiting for another holder if `wait`; `None` when
-    /// another process or thread holds it and `wait` is false.
-    pub fn acquire(loc: &IndexLocation, wait: bool) -> Result<Option<EmbedLock>> {
-        Ok(lock_file(loc, "embed.lock", wait, &|_| {})?
+    /// Takes the lock, waiting for another holder if `wait` (calling
+    /// `on_wait` once with its pid); `None` when another process or thread
+    /// holds it and `wait` is false.
+    pub fn acquire(
+        loc: &IndexLocation,
+        wait: bool,
+        on_wait: &dyn Fn(&str),
+    ) -> Result<Option<EmbedLock>> {
+        Ok(lock_file(loc, "embed.lock", wait, on_wait)?
             .ok()
             .map(|file| EmbedLock { _file: file }))
     }

@@ -335,7 +335,7 @@ fn a_cancel_or_a_deadline_stops_between_batches() {
     let r = embed(&f.loc, &opts, None).unwrap();
     assert_eq!((r.stopped, r.embedded), (Some(Stopped::Deadline), 0));
     // A second phase of the same index does not run beside the first.
-    let _held = lode_index::EmbedLock::acquire(&f.loc, false)
+    let _held = lode_index::EmbedLock::acquire(&f.loc, false, &|_| {})
         .unwrap()
         .unwrap();
     let opts = EmbedOptions {

@@ -23,6 +23,9 @@ pub(crate) struct Background {
     running: Arc<AtomicBool>,
     /// Asks the thread to stop between batches (the server is going away).
     cancel: Arc<AtomicBool>,
+    /// The phase's notes (a server that failed, the built-in model used
+    /// instead), for the next call to pass on.
+    notes: Arc<Mutex<Vec<String>>>,
     start: Mutex<()>,
 }
 
@@ -37,12 +40,17 @@ impl Background {
         if self.running.swap(true, Ordering::SeqCst) {
             return;
         }
-        let (running, cancel) = (self.running.clone(), self.cancel.clone());
+        let (running, cancel, notes) = (
+            self.running.clone(),
+            self.cancel.clone(),
+            self.notes.clone(),
+        );
         let (loc, user_config) = (loc.clone(), user_config.clone());
         let spawned = std::thread::Builder::new()
             .name("lode-embed".into())
             .spawn(move || {
-                run(&loc, &user_config, &cancel);
+                let note = |m: &str| lock(&notes).push(m.to_string());
+                run(&loc, &user_config, &cancel, &note);
                 running.store(false, Ordering::SeqCst);
             });
         if spawned.is_err() {
@@ -53,6 +61,15 @@ impl Background {
     pub(crate) fn is_running(&self) -> bool {
         self.running.load(Ordering::SeqCst)
     }
+
+    /// The notes of the phase since the last call.
+    pub(crate) fn take_notes(&self) -> Vec<String> {
+        std::mem::take(&mut *lock(&self.notes))
+    }
+}
+
+fn lock(notes: &Mutex<Vec<String>>) -> std::sync::MutexGuard<'_, Vec<String>> {
+    notes.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 impl Drop for Background {
@@ -61,13 +78,14 @@ impl Drop for Background {
     }
 }
 
-fn run(loc: &IndexLocation, user_config: &Config, cancel: &AtomicBool) {
+fn run(loc: &IndexLocation, user_config: &Config, cancel: &AtomicBool, note: &dyn Fn(&str)) {
     loop {
         let Ok((config, _)) = user_config.for_root(&loc.root) else {
             return;
         };
         let opts = EmbedOptions {
             cancel: Some(cancel),
+            note,
             ..EmbedOptions::new(&config)
         };
         match lode_index::embed(loc, &opts, None) {

@@ -180,6 +180,9 @@ impl Repos {
         let generation = repo.watch_generation();
         let answer = (|| {
             let (config, warnings) = self.config.for_root(&repo.location.root)?;
+            let mut warnings = warnings;
+            // What the embedding thread had to say since the last call.
+            warnings.extend(repo.embedding.take_notes());
             let notes = RefCell::new(warnings);
             let note = |m: &str| notes.borrow_mut().push(m.to_string());
             let unchanged =
