@@ -178,6 +178,7 @@ impl WriterLock {
     /// Takes the lock; when another process holds it, waits if `wait` (calling
     /// `on_wait` once with the holder's pid) or fails with [`Error::Locked`].
     pub fn acquire(loc: &IndexLocation, wait: bool, on_wait: &dyn Fn(&str)) -> Result<WriterLock> {
+        loc.ensure_dir()?;
         match lock_file(loc, "lock", wait, on_wait)? {
             Ok(file) => Ok(WriterLock { _file: file }),
             Err(pid) => Err(Error::Locked {
@@ -216,6 +217,7 @@ impl EmbedLock {
         wait: bool,
         on_wait: &dyn Fn(&str),
     ) -> Result<Option<EmbedLock>> {
+        // (No `ensure_dir`: a phase runs on an index, whose directory exists.)
         Ok(lock_file(loc, "embed.lock", wait, on_wait)?
             .ok()
             .map(|file| EmbedLock { _file: file }))
@@ -230,7 +232,6 @@ fn lock_file(
     wait: bool,
     on_wait: &dyn Fn(&str),
 ) -> Result<std::result::Result<File, String>> {
-    loc.ensure_dir()?;
     let path = loc.dir.join(name);
     let mut file = std::fs::OpenOptions::new()
         .read(true)
@@ -253,8 +254,8 @@ fn lock_file(
     }
     file.set_len(0).map_err(|e| loc.cache_error(e))?;
     let _ = file.seek(SeekFrom::Start(0));
+    // The pid only names the holder in a message: not worth an fsync.
     let _ = file.write_all(std::process::id().to_string().as_bytes());
-    let _ = file.sync_data();
     Ok(Ok(file))
 }
 
