@@ -1,9 +1,12 @@
 //! The embedding phase of a served repository, on a thread of its own.
 //!
-//! A refresh in the server commits its build without waiting for vectors
-//! (`EmbedPhase::Later`); the call answers at once, its dense side over the
-//! chunks embedded so far (`partial: N of M chunks embedded` in its notes).
-//! Then [`Background::ensure`] starts the phase unless it runs already. A
+//! A refresh in the server commits its build and embeds for at most
+//! [`INLINE`] before the call answers — with a static model, whose batches
+//! take milliseconds, that covers an edit's chunks and a small repository,
+//! so the answer is whole; a server's batch may take seconds, so with one
+//! the call does not embed at all ([`inline_phase`]). What is left, the call
+//! answers without (`partial: N of M chunks embedded` in its notes), and
+//! [`Background::ensure`] starts the phase unless it runs already. A
 //! newer build — a later call's refresh, the watcher's, another process's —
 //! ends the running pass at its next batch; the thread then starts over on
 //! the newer state, newest files first, until no chunk is left or the phase
@@ -14,7 +17,20 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use lode_core::Config;
-use lode_index::{EmbedOptions, Index, IndexLocation, Stopped};
+use lode_index::{EmbedOptions, EmbedPhase, Index, IndexLocation, Stopped};
+
+/// How long a call's refresh embeds (static models only) before answering.
+pub(crate) const INLINE: std::time::Duration = std::time::Duration::from_millis(250);
+
+/// The embedding a call's refresh runs itself: a little with a static model,
+/// none with a server (its batch could hold the call for its deadline).
+pub(crate) fn inline_phase(config: &Config) -> EmbedPhase {
+    if lode_index::vectors::intended(config).is_server() {
+        EmbedPhase::Later
+    } else {
+        EmbedPhase::Within(INLINE)
+    }
+}
 
 /// One repository's embedding thread.
 #[derive(Default)]

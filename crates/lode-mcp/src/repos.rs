@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use lode_core::Config;
-use lode_index::{EmbedPhase, Index, IndexLocation, RefreshOptions};
+use lode_index::{Index, IndexLocation, RefreshOptions};
 
 use crate::embedding::Background;
 use crate::open::{self, OpenIndex};
@@ -192,7 +192,7 @@ impl Repos {
                 no_refresh: self.no_refresh || unchanged,
                 progress: None,
                 note: &note,
-                embed: EmbedPhase::Later,
+                embed: crate::embedding::inline_phase(&config),
             };
             if !opts.no_refresh {
                 repo.checks.fetch_add(1, Ordering::Relaxed);
@@ -268,7 +268,7 @@ impl Repos {
                 return;
             };
             let opts = RefreshOptions {
-                embed: EmbedPhase::Later,
+                embed: crate::embedding::inline_phase(&config),
                 ..RefreshOptions::new(&config)
             };
             match open::query(&mut open, &loc, &opts, |_| Ok(())) {
@@ -545,6 +545,20 @@ mod tests {
         // A deletion.
         std::fs::remove_file(a.path().join("src/h.py")).unwrap();
         assert!(!has(&r, "delta"));
+    }
+
+    #[test]
+    fn with_the_built_in_model_a_call_embeds_an_edit_before_answering() {
+        let a = tempfile::tempdir().unwrap();
+        let cache = tempfile::tempdir().unwrap();
+        std::fs::write(a.path().join("a.py"), "def alpha(): pass\n").unwrap();
+        let r = unwatched(a.path(), cache.path());
+        let pending = |r: &Repos| r.query(0, |i| i.vectors_pending()).unwrap();
+        assert_eq!(pending(&r).0, 0, "a small repository is embedded inline");
+        std::fs::write(a.path().join("b.py"), "def beta(): pass\n").unwrap();
+        let (n, notes) = pending(&r);
+        assert_eq!(n, 0, "{notes:?}");
+        assert!(!r.repo(0).is_embedding());
     }
 
     #[test]
