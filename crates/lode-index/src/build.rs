@@ -179,7 +179,10 @@ pub fn build_with_walk(
         EmbedPhase::Within(budget) => {
             let mut o = phase(Some(Instant::now() + budget));
             o.wait = false; // another phase is at it already
-            Some(crate::embed::embed(loc, &o, Some(&vectors))?)
+            // A query answers from what is committed even if the phase fails.
+            crate::embed::embed(loc, &o, Some(&vectors))
+                .inspect_err(|e| (opts.note)(&format!("embedding stopped: {e}")))
+                .ok()
         }
     };
     report.elapsed_ms = started.elapsed().as_secs_f64() * 1000.0;

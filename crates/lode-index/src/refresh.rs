@@ -153,7 +153,14 @@ fn resume_embedding(loc: &IndexLocation, index: &Index, opts: &RefreshOptions) -
         note: opts.note,
         ..EmbedOptions::new(opts.config)
     };
-    crate::embed::embed(loc, &embed, None).map(drop)
+    match crate::embed::embed(loc, &embed, None) {
+        Err(e) if deadline.is_some() => {
+            // A query answers from what is committed even if the phase fails.
+            (opts.note)(&format!("embedding stopped: {e}"));
+            Ok(())
+        }
+        other => other.map(drop),
+    }
 }
 
 /// The state of an index, for `lode status`.

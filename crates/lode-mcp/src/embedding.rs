@@ -110,7 +110,8 @@ fn run(loc: &IndexLocation, user_config: &Config, cancel: &AtomicBool, note: &dy
             Ok(r) if r.stopped == Some(Stopped::NewerBuild) => {
                 std::thread::sleep(std::time::Duration::from_millis(50));
             }
-            _ => return,
+            Err(e) => return note(&format!("embedding stopped: {e}")),
+            Ok(_) => return,
         }
     }
 }
