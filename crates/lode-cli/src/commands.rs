@@ -257,6 +257,11 @@ pub(crate) fn emit<T: Serialize>(
 fn index(ctx: Context, rescan: bool) -> Result<u8> {
     let bar = Progress::new();
     let progress = |done: usize, total: usize| bar.update(done, total);
+    let embed_bar = Progress::embedding();
+    let embed_progress = |done: usize, total: usize| {
+        bar.clear();
+        embed_bar.update(done, total)
+    };
     let note = |m: &str| ctx.note(m);
     let opts = BuildOptions {
         config: &ctx.config,
@@ -264,9 +269,26 @@ fn index(ctx: Context, rescan: bool) -> Result<u8> {
         progress: Some(&progress),
         note: &note,
         rescan,
+        embed: lode_index::EmbedPhase::Complete,
+        embed_progress: Some(&embed_progress),
     };
     let report = lode_index::build(&ctx.location, &opts)?;
     bar.finish();
+    embed_bar.finish();
+    if let Some(e) = report.embedding.as_ref().filter(|e| e.pending > 0) {
+        let why = match &e.stopped {
+            Some(lode_index::Stopped::NewerBuild) => "a newer build of this index took over",
+            Some(lode_index::Stopped::Busy) => "another lode process is embedding this index",
+            Some(lode_index::Stopped::Unavailable) => "the index's model is not available",
+            _ if e.changed_files > 0 => "files changed on disk while indexing",
+            _ => "stopped",
+        };
+        ctx.note(&format!(
+            "partial: {} of {} chunks embedded ({why}); the next query or 'lode index' goes on",
+            e.chunks - e.pending,
+            e.chunks
+        ));
+    }
     emit(&ctx, "index", &report, || {
         let skipped: Vec<String> = report
             .skipped
@@ -450,6 +472,13 @@ fn status_text(s: &Status) -> String {
             out.push_str(&format!(
                 "vectors: {} {} ({} dimensions, {})\n",
                 spec.backend, spec.model, spec.dim, spec.encoding
+            ));
+        }
+        if let Some(st) = s.stats.as_ref().filter(|st| st.vectors_pending > 0) {
+            out.push_str(&format!(
+                "partial: {} of {} chunks embedded (the next query or 'lode index' goes on)\n",
+                st.chunks.saturating_sub(st.vectors_pending),
+                st.chunks
             ));
         }
         let v = &v.change;

@@ -22,6 +22,11 @@ pub struct Context {
     overlay_info: std::cell::RefCell<Option<OverlayInfo>>,
 }
 
+/// How long a query's refresh embeds before it answers (newest files first):
+/// a query on a cold repository must not wait for all of its embedding, and
+/// the next query, or `lode index`, goes on where this one stopped.
+pub const QUERY_EMBED_BUDGET: std::time::Duration = std::time::Duration::from_millis(1000);
+
 /// The most bytes an `--overlay` file may have (its content, JSON-escaped).
 const MAX_OVERLAY_FILE: u64 = 4 * lode_index::overlay::MAX_TOTAL_BYTES as u64;
 
@@ -142,6 +147,7 @@ impl Context {
             no_refresh: self.common.no_refresh,
             progress: Some(&progress),
             note: &note,
+            embed: lode_index::EmbedPhase::Within(QUERY_EMBED_BUDGET),
         };
         let (index, freshness) = lode_index::refresh(&self.location, &opts)?;
         bar.finish();
@@ -187,14 +193,31 @@ impl Context {
 pub struct Progress(Option<ProgressBar>);
 
 impl Progress {
+    /// Files parsed.
     pub fn new() -> Progress {
-        Progress(progress_bar())
+        Progress(progress_bar(
+            "indexing {bar:30} {pos}/{len} files {elapsed}",
+        ))
+    }
+
+    /// Chunks embedded.
+    pub fn embedding() -> Progress {
+        Progress(progress_bar(
+            "embedding {bar:30} {pos}/{len} chunks {elapsed}",
+        ))
     }
 
     pub fn update(&self, done: usize, total: usize) {
         if let Some(b) = &self.0 {
             b.set_length(total as u64);
             b.set_position(done as u64);
+        }
+    }
+
+    /// Clears the bar (the next phase's bar takes its line).
+    pub fn clear(&self) {
+        if let Some(b) = &self.0 {
+            b.finish_and_clear();
         }
     }
 
@@ -205,14 +228,13 @@ impl Progress {
     }
 }
 
-fn progress_bar() -> Option<ProgressBar> {
+fn progress_bar(template: &str) -> Option<ProgressBar> {
     if !std::io::stderr().is_terminal() {
         return None;
     }
     let bar = ProgressBar::with_draw_target(Some(0), ProgressDrawTarget::stderr());
     bar.set_style(
-        ProgressStyle::with_template("indexing {bar:30} {pos}/{len} files {elapsed}")
-            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+        ProgressStyle::with_template(template).unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
     Some(bar)
 }

@@ -356,3 +356,172 @@ fn doctor_says_whether_the_server_answers() {
         "{b}"
     );
 }
+
+/// `n` small files of one chunk each.
+fn small_files(repo: &Repo, n: usize) {
+    for i in 0..n {
+        repo.write(
+            &format!("src/m{i}.py"),
+            format!("def step_{i}(x):\n    return x + {i}\n"),
+        );
+    }
+}
+
+/// The chunk texts the server was asked to embed (not probes, not queries).
+fn documents(fake: &Fake, from: usize) -> Vec<String> {
+    fake.seen()[from..]
+        .iter()
+        .flat_map(|(_, b, _)| {
+            b["input"]
+                .as_array()
+                .map(|a| {
+                    a.iter()
+                        .filter_map(|t| t.as_str().map(String::from))
+                        .collect()
+                })
+                .unwrap_or_else(Vec::new)
+        })
+        .filter(|t| t.starts_with("src/"))
+        .collect()
+}
+
+/// A server answering after `ms` milliseconds (the probe at once).
+fn slow(ms: u64) -> Fake {
+    Fake::start(move |r| {
+        if r.n > 0 {
+            std::thread::sleep(Duration::from_millis(ms));
+        }
+        Reply::Embed(16)
+    })
+}
+
+#[test]
+fn small_files_are_embedded_in_batches_that_span_files() {
+    let repo = Repo::empty();
+    small_files(&repo, 12);
+    let fake = Fake::start(|_| Reply::Embed(16));
+    ollama(&repo, &fake.url, "batch_size = 5\n");
+    let v = repo.json(&["index"]);
+    assert_eq!(v["chunks"], 12, "{v}");
+    assert_eq!(v["embedding"]["embedded"], 12, "{v}");
+    assert_eq!(v["embedding"]["pending"], 0, "{v}");
+    // One probe, then ceil(12 / 5) requests, not one per file.
+    let sizes: Vec<usize> = fake.seen()[1..]
+        .iter()
+        .map(|(_, b, _)| b["input"].as_array().unwrap().len())
+        .collect();
+    assert_eq!(sizes, [5, 5, 2]);
+    assert_eq!(stored_backend(&repo), "ollama");
+}
+
+#[test]
+fn a_query_on_a_cold_repository_answers_before_its_embedding_ends() {
+    let repo = Repo::empty();
+    small_files(&repo, 12);
+    let fake = slow(250);
+    ollama(&repo, &fake.url, "batch_size = 1\n");
+    let started = std::time::Instant::now();
+    let v = repo.json(&["search", "add a number to x"]);
+    let took = started.elapsed();
+    // 12 requests of 250 ms would be 3 s; the query embeds for about 1 s.
+    let embedded = v["partial"]["embedded"]
+        .as_u64()
+        .unwrap_or_else(|| panic!("{v}"));
+    assert!(embedded < 12, "{v}");
+    assert_eq!(v["partial"]["chunks"], 12, "{v}");
+    assert!(
+        notes(&v).contains(&format!("partial: {embedded} of 12 chunks embedded")),
+        "{v}"
+    );
+    assert!(!v["hits"].as_array().unwrap().is_empty(), "{v}");
+    assert!(took < Duration::from_millis(2900), "{took:?}");
+
+    // `lode index` finishes, embedding only what was missing.
+    let before = fake.requests();
+    let i = repo.json(&["index"]);
+    assert_eq!(i["embedding"]["pending"], 0, "{i}");
+    let rest = documents(&fake, before);
+    assert_eq!(rest.len() as u64, 12 - embedded, "{rest:?}");
+    let s = repo.json(&["search", "add a number to x"]);
+    assert!(
+        s.get("partial").is_none() && !notes(&s).contains("partial"),
+        "{s}"
+    );
+}
+
+#[test]
+fn a_killed_embedding_phase_leaves_a_readable_index_that_the_next_run_completes() {
+    let repo = Repo::empty();
+    small_files(&repo, 12);
+    let fake = slow(200);
+    ollama(&repo, &fake.url, "batch_size = 2\n");
+    let mut child = repo
+        .command(&["index"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // The probe and two batches asked: the first batch is committed.
+    let started = std::time::Instant::now();
+    while fake.requests() < 3 && started.elapsed() < Duration::from_secs(20) {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    assert!(child.try_wait().unwrap().is_none(), "it ended too soon");
+    child.kill().unwrap();
+    let _ = child.wait();
+
+    let v = repo.json(&["search", "add a number to x", "--no-refresh"]);
+    let embedded = v["partial"]["embedded"]
+        .as_u64()
+        .unwrap_or_else(|| panic!("{v}"));
+    assert!((2..12).contains(&embedded), "{v}");
+    assert!(!v["hits"].as_array().unwrap().is_empty(), "{v}");
+
+    let before = fake.requests();
+    let i = repo.json(&["index"]);
+    assert_eq!(
+        i["embedding"]["embedded"].as_u64(),
+        Some(12 - embedded),
+        "{i}"
+    );
+    assert_eq!(i["embedding"]["pending"], 0, "{i}");
+    assert_eq!(documents(&fake, before).len() as u64, 12 - embedded);
+    assert_eq!(stored_backend(&repo), "ollama");
+}
+
+#[test]
+fn a_server_failing_after_some_batches_leaves_only_built_in_vectors() {
+    let repo = Repo::empty();
+    small_files(&repo, 12);
+    // The probe and two batches answer, then the server fails for good.
+    let fake = Fake::start(|r| {
+        if r.n <= 2 {
+            Reply::Embed(16)
+        } else {
+            Reply::Raw(500, "{}".into())
+        }
+    });
+    ollama(&repo, &fake.url, "batch_size = 2\n");
+    let v = repo.json(&["index"]);
+    let n = notes(&v);
+    assert!(n.contains("this build uses the built-in model"), "{n}");
+    assert!(n.contains("HTTP 500"), "{n}");
+    assert_eq!(v["embedding"]["embedded"], 12, "{v}");
+    assert_eq!(v["embedding"]["pending"], 0, "{v}");
+    assert_eq!(stored_backend(&repo), "builtin");
+    // Every stored vector has the built-in model's size: none of the server's stayed.
+    let dir = repo.index_dir();
+    let current = std::fs::read_to_string(dir.join("CURRENT")).unwrap();
+    let conn = rusqlite::Connection::open(dir.join(current.trim())).unwrap();
+    let sizes: Vec<(usize, usize)> = conn
+        .prepare("SELECT length(ids) / 8, length(data) FROM vectors")
+        .unwrap()
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert_eq!(sizes.len(), 12);
+    let stride = sizes[0].1 / sizes[0].0;
+    assert!(stride >= 256, "built-in int8 vectors: {stride} bytes");
+    assert!(sizes.iter().all(|(n, len)| len / n == stride), "{sizes:?}");
+}

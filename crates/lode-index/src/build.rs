@@ -1,5 +1,6 @@
 //! Building and updating an index: walk, compare, parse what changed, write
-//! it in one transaction.
+//! it in one transaction; then the embedding phase (`embed`) gives the new
+//! chunks their vectors, as much of it as [`BuildOptions::embed`] asks.
 
 use std::collections::{BTreeMap, HashMap};
 use std::time::Instant;
@@ -9,6 +10,7 @@ use rayon::prelude::*;
 use rusqlite::{OptionalExtension, Transaction, params};
 use serde::Serialize;
 
+use crate::embed::{EmbedOptions, EmbedPhase, EmbedReport};
 use crate::lexical::{ChunkTerms, FieldCounts, LengthSums, PendingPostings};
 use crate::location::{IndexLocation, WriterLock};
 use crate::store::{ManifestEntry, SCHEMA_VERSION, Store};
@@ -30,6 +32,10 @@ pub struct BuildOptions<'a> {
     pub note: &'a dyn Fn(&str),
     /// Walk the whole tree even when the snapshot proves it unchanged.
     pub rescan: bool,
+    /// How much of the embedding phase runs before the build returns.
+    pub embed: EmbedPhase,
+    /// Embedding progress: `(chunks embedded, chunks to embed)`.
+    pub embed_progress: Option<&'a (dyn Fn(usize, usize) + Sync)>,
 }
 
 impl<'a> BuildOptions<'a> {
@@ -41,6 +47,8 @@ impl<'a> BuildOptions<'a> {
             progress: None,
             note: &|_| {},
             rescan: false,
+            embed: EmbedPhase::Complete,
+            embed_progress: None,
         }
     }
 }
@@ -73,6 +81,9 @@ pub struct BuildReport {
     /// (no directory listed; see `lode_index::snapshot`).
     pub quick_walk: bool,
     pub generation: u64,
+    /// The embedding phase that followed, when the build ran one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub embedding: Option<EmbedReport>,
 }
 
 /// The fingerprint of everything that decides an index's content besides the
@@ -82,7 +93,7 @@ pub fn fingerprint(config: &Config) -> String {
 }
 
 /// As [`fingerprint`], for vectors of `spec` (what a build actually writes).
-fn fingerprint_with(config: &Config, spec: &VectorSpec) -> String {
+pub(crate) fn fingerprint_with(config: &Config, spec: &VectorSpec) -> String {
     let text = format!(
         "lode={};schema={SCHEMA_VERSION};extract={};vectors={};{}",
         lode_core::LODE_VERSION,
@@ -152,26 +163,35 @@ pub fn build_with_walk(
     if let Some(note) = vectors.fallback_note() {
         (opts.note)(note);
     }
-    // One index, one model: a server that fails half-way makes the whole
-    // build start again with the built-in model (the transaction of the
-    // first attempt is rolled back).
-    let retry_walk = vectors.spec().is_server().then(|| walk.clone()).flatten();
-    match build_once(loc, opts, walk, &vectors, started) {
-        Err(e) if vectors.failure().is_some() => {
-            let reason = vectors.failure().unwrap_or_default();
-            (opts.note)(&format!(
-                "embedding endpoint failed while indexing ({reason}); this build uses the built-in model"
-            ));
-            drop(e);
-            let builtin = crate::vectors::builtin_for(opts.config);
-            build_once(loc, opts, retry_walk, &builtin, started)
+    let mut report = build_once(loc, opts, walk, &vectors, started)?;
+    // The writer lock goes before the embedding phase: a newer build must
+    // not wait for it (it stops the phase instead; see `embed`).
+    drop(_lock);
+    let phase = |deadline| EmbedOptions {
+        deadline,
+        progress: opts.embed_progress,
+        note: opts.note,
+        ..EmbedOptions::new(opts.config)
+    };
+    report.embedding = match opts.embed {
+        EmbedPhase::Later => None,
+        EmbedPhase::Complete => Some(crate::embed::embed(loc, &phase(None), Some(&vectors))?),
+        EmbedPhase::Within(budget) => {
+            let mut o = phase(Some(Instant::now() + budget));
+            o.wait = false; // another phase is at it already
+            // A query answers from what is committed even if the phase fails.
+            crate::embed::embed(loc, &o, Some(&vectors))
+                .inspect_err(|e| (opts.note)(&format!("embedding stopped: {e}")))
+                .ok()
         }
-        other => other,
-    }
+    };
+    report.elapsed_ms = started.elapsed().as_secs_f64() * 1000.0;
+    Ok(report)
 }
 
-/// One attempt at a build, embedding with `vectors`. When embedding fails it
-/// returns an error without committing (see [`Vectors::failure`]).
+/// The lexical phase of a build: files, chunks, symbols, calls, imports and
+/// postings in one transaction, chunks without vectors (`vectors` decides
+/// the spec and fingerprint written).
 fn build_once(
     loc: &IndexLocation,
     opts: &BuildOptions,
@@ -211,8 +231,18 @@ fn build_once(
 
     store.write(|tx| {
         let mut postings = PendingPostings::default();
+        // Chunks without vectors, moved by this build's delta (kept exact:
+        // the embedding phase and the readers go by it).
+        let mut pending: u64 = match &rebuilt {
+            None => tx
+                .query_row("SELECT value FROM meta WHERE key = 'vectors_pending'", [], |r| r.get::<_, String>(0))
+                .optional()?
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(0),
+            Some(_) => 0,
+        };
         for (_, id) in &diff.deleted {
-            delete_file(tx, *id, &mut postings)?;
+            pending = pending.saturating_sub(delete_file(tx, *id, &mut postings)?);
             report.deleted += 1;
         }
         let mut done = 0usize;
@@ -223,11 +253,8 @@ fn build_once(
         std::thread::scope(|scope| -> rusqlite::Result<()> {
         scope.spawn(move || {
             for batch in changed.chunks(BATCH) {
-                if vectors.failure().is_some() {
-                    break; // this attempt is void (see build_once)
-                }
                 let prepared: Vec<Prepared> =
-                    batch.par_iter().map(|f| prepare(f, manifest_ref.get(&f.path), selected_ref, vendored, vectors)).collect();
+                    batch.par_iter().map(|f| prepare(f, manifest_ref.get(&f.path), selected_ref, vendored)).collect();
                 if sender.send(prepared).is_err() {
                     break; // the writer stopped on an error
                 }
@@ -240,7 +267,7 @@ fn build_once(
                     Prepared::Unreadable => {
                         unreadable += 1;
                         if let Some(m) = prev {
-                            delete_file(tx, m.id, &mut postings)?;
+                            pending = pending.saturating_sub(delete_file(tx, m.id, &mut postings)?);
                         }
                     }
                     Prepared::Unchanged => {
@@ -256,7 +283,7 @@ fn build_once(
                     }
                     Prepared::Skip { hash, reason, lang } => {
                         if let Some(m) = prev {
-                            delete_file(tx, m.id, &mut postings)?;
+                            pending = pending.saturating_sub(delete_file(tx, m.id, &mut postings)?);
                         }
                         insert_file_row(
                             tx,
@@ -270,9 +297,10 @@ fn build_once(
                     }
                     Prepared::Index(pf) => {
                         if let Some(m) = prev {
-                            delete_file(tx, m.id, &mut postings)?;
+                            pending = pending.saturating_sub(delete_file(tx, m.id, &mut postings)?);
                         }
                         insert_indexed(tx, file, &pf, &mut postings)?;
+                        pending += pf.extract.chunks.len() as u64;
                         report.parsed += 1;
                     }
                 }
@@ -284,10 +312,6 @@ fn build_once(
         }
         Ok(())
         })?;
-        if vectors.failure().is_some() {
-            // Not committed: the caller sees the failure and starts again.
-            return Err(rusqlite::Error::InvalidQuery);
-        }
         // The collection's lengths move by this build's delta; a new database
         // (or one without the sums) counts them once.
         let delta = postings.length_delta();
@@ -317,6 +341,7 @@ fn build_once(
             .map(|_| ())
         };
         set("lexical_sums", &sums.to_meta())?;
+        set("vectors_pending", &pending.to_string())?;
         if let Some(snapshot) = &walk.snapshot {
             set("walk_snapshot", &snapshot.to_json())?;
         }
@@ -515,7 +540,8 @@ pub(crate) struct PreparedFile {
     pub(crate) chunk_terms: Vec<ChunkTerms>,
     /// The file's distinct terms, `\n`-separated: what its removal must touch.
     file_terms: String,
-    /// The chunks' vectors, stored form, concatenated in chunk order.
+    /// The chunks' vectors, stored form, concatenated in chunk order (an
+    /// overlay's; a build embeds after its commit).
     pub(crate) vectors: Vec<u8>,
 }
 
@@ -535,7 +561,6 @@ fn prepare(
     prev: Option<&ManifestEntry>,
     selected: &Option<Vec<Language>>,
     vendored: bool,
-    vectors: &Vectors,
 ) -> Prepared {
     let Ok(bytes) = std::fs::read(&file.abs) else {
         return Prepared::Unreadable;
@@ -544,18 +569,20 @@ fn prepare(
     if prev.is_some_and(|m| m.hash == hash) {
         return Prepared::Unchanged;
     }
-    prepare_content(&file.path, bytes, hash, selected, vendored, vectors)
+    // Chunks are embedded after the commit (see `embed`).
+    prepare_content(&file.path, bytes, hash, selected, vendored, None)
 }
 
 /// What the indexer makes of a file's content (read from disk, or given by
-/// an overlay): skipped for a reason, or parsed, tokenized and embedded.
+/// an overlay): skipped for a reason, or parsed, tokenized and, with
+/// `vectors` (an overlay), embedded.
 pub(crate) fn prepare_content(
     path: &str,
     bytes: Vec<u8>,
     hash: [u8; 32],
     selected: &Option<Vec<Language>>,
     vendored: bool,
-    vectors: &Vectors,
+    vectors: Option<&Vectors>,
 ) -> Prepared {
     let lang = lode_parse::detect(std::path::Path::new(path), &bytes[..bytes.len().min(512)]);
     if let Some(reason) = walk::content_reason(&bytes, vendored) {
@@ -591,9 +618,11 @@ pub(crate) fn prepare_content(
             ChunkTerms::from_text(&names, &path_tokens, body)
         })
         .collect();
+    // (`embed::chunk_texts` rebuilds these from the index's rows: keep them alike.)
     let texts: Vec<String> = extract
         .chunks
         .iter()
+        .filter(|_| vectors.is_some())
         .map(|c| {
             let names: Vec<&str> = c
                 .symbol
@@ -605,7 +634,9 @@ pub(crate) fn prepare_content(
             crate::vectors::chunk_text(path, &names.join(" "), body)
         })
         .collect();
-    let vectors = vectors.embed_documents(&texts.iter().map(String::as_str).collect::<Vec<_>>());
+    let vectors = vectors.map_or_else(Vec::new, |v| {
+        v.embed_documents(&texts.iter().map(String::as_str).collect::<Vec<_>>())
+    });
     let mut distinct: Vec<&str> = chunk_terms
         .iter()
         .flat_map(|c| c.terms.iter().map(|(t, _)| t.as_str()))
@@ -625,7 +656,8 @@ pub(crate) fn prepare_content(
     }))
 }
 
-fn delete_file(tx: &Transaction, id: i64, postings: &mut PendingPostings) -> rusqlite::Result<()> {
+/// Removes a file's rows; returns how many of its chunks had no vectors.
+fn delete_file(tx: &Transaction, id: i64, postings: &mut PendingPostings) -> rusqlite::Result<u64> {
     let chunks: Vec<(i64, FieldCounts)> = tx
         .prepare_cached("SELECT id, len_name, len_path, len_body FROM chunks WHERE file_id = ?1")?
         .query_map([id], |r| {
@@ -641,7 +673,9 @@ fn delete_file(tx: &Transaction, id: i64, postings: &mut PendingPostings) -> rus
         .prepare_cached("SELECT terms FROM file_terms WHERE file_id = ?1")?
         .query_row([id], |r| r.get(0))
         .optional()?;
+    let n_chunks = chunks.len() as u64;
     postings.remove_file(chunks, &String::from_utf8_lossy(&terms.unwrap_or_default()));
+    let mut embedded = false;
     for table in [
         "chunks",
         "symbols",
@@ -650,12 +684,14 @@ fn delete_file(tx: &Transaction, id: i64, postings: &mut PendingPostings) -> rus
         "vectors",
         "file_terms",
     ] {
-        tx.prepare_cached(&format!("DELETE FROM {table} WHERE file_id = ?1"))?
+        let n = tx
+            .prepare_cached(&format!("DELETE FROM {table} WHERE file_id = ?1"))?
             .execute([id])?;
+        embedded |= table == "vectors" && n > 0;
     }
     tx.prepare_cached("DELETE FROM files WHERE id = ?1")?
         .execute([id])?;
-    Ok(())
+    Ok(if embedded { 0 } else { n_chunks })
 }
 
 fn insert_file_row(
@@ -752,7 +788,6 @@ fn insert_indexed(
         "INSERT INTO chunks(file_id, kind, symbol, start_line, end_line, start_byte, end_byte, len_name, len_path, len_body) \
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
     )?;
-    let mut chunk_ids: Vec<u8> = Vec::with_capacity(ex.chunks.len() * 8);
     for (c, terms) in ex.chunks.iter().zip(&pf.chunk_terms) {
         chunk_stmt.execute(params![
             file_id,
@@ -768,11 +803,6 @@ fn insert_indexed(
         ])?;
         let chunk_id = tx.last_insert_rowid();
         postings.add_chunk(chunk_id, terms);
-        chunk_ids.extend_from_slice(&chunk_id.to_le_bytes());
-    }
-    if !pf.vectors.is_empty() {
-        tx.prepare_cached("INSERT INTO vectors(file_id, ids, data) VALUES (?1, ?2, ?3)")?
-            .execute(params![file_id, chunk_ids, pf.vectors])?;
     }
     tx.prepare_cached("INSERT INTO file_terms(file_id, terms) VALUES (?1, ?2)")?
         .execute(params![file_id, pf.file_terms.as_bytes()])?;

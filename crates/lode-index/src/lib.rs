@@ -8,10 +8,17 @@
 //!   the others by [`SkipReason`].
 //! - [`build()`] brings the index up to date: it compares the walk with the
 //!   index by size and mtime, hashes (blake3) the files that differ, parses
-//!   the changed ones in parallel with `lode-parse`, and writes everything in
-//!   one SQLite transaction. A change of lode version, schema, extraction
-//!   rules or config writes a new database and switches `CURRENT` to it only
-//!   when it is complete. [`WriterLock`] keeps writers to one at a time.
+//!   the changed ones in parallel with `lode-parse`, and writes files, chunks,
+//!   symbols and postings in one SQLite transaction. A change of lode version,
+//!   schema, extraction rules or config writes a new database and switches
+//!   `CURRENT` to it only when it is complete. [`WriterLock`] keeps writers
+//!   to one at a time.
+//! - [`embed()`] is the second phase: the committed chunks without vectors
+//!   get them, newest files first, in batches across files, each batch its
+//!   own transaction; a newer build stops it, the next phase resumes it.
+//!   [`BuildOptions::embed`] says how much of it a build runs ([`EmbedPhase`]:
+//!   all, for a while, or none, left to the caller); readers meanwhile see a
+//!   partial index ([`Index::embedded_chunks`]).
 //! - [`Index`] reads one committed state: BM25F candidates over code-aware
 //!   [`tokens`] ([`lexical`]), chunks, symbols and statistics, and the
 //!   call sites and imports the call graph (`lode-graph`) resolves.
@@ -41,6 +48,7 @@
 
 mod build;
 pub mod diagnostics;
+pub mod embed;
 pub mod lexical;
 mod location;
 pub mod overlay;
@@ -57,7 +65,8 @@ pub use build::{
     BuildOptions, BuildReport, StatDiff, WalkBasis, build, build_with_walk, fingerprint, stat_diff,
     walk_changed, walk_for, walk_with,
 };
-pub use location::{IndexLocation, WriterLock, default_cache_base};
+pub use embed::{EmbedOptions, EmbedPhase, EmbedReport, Stopped, embed};
+pub use location::{EmbedLock, IndexLocation, WriterLock, default_cache_base};
 pub use reader::{ChunkRow, FileRow, Filter, Index, IndexStats, LanguageCount, SymbolRow};
 pub use refresh::{Freshness, IndexState, RefreshOptions, refresh, refresh_walked, state};
 pub use relations::{CallRow, ImportRow};

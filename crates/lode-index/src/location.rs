@@ -11,7 +11,8 @@ use lode_core::{Error, Result};
 /// `$XDG_CACHE_HOME/lode` or `~/.cache/lode`, in that order.
 ///
 /// Inside: `CURRENT` names the live database file (`index-N.db`), replaced
-/// atomically; `lock` is held by the one process writing.
+/// atomically; `lock` is held by the one process writing files, chunks and
+/// postings, `embed.lock` by the one embedding phase (see `embed`).
 #[derive(Clone, Debug)]
 pub struct IndexLocation {
     /// The repository root, canonical.
@@ -167,7 +168,8 @@ pub fn default_cache_base() -> Result<PathBuf> {
     ))
 }
 
-/// The lock held by the process that writes an index. Dropping it releases it.
+/// The lock held by the process that writes an index's files, chunks and
+/// postings (a build's lexical phase). Dropping it releases it.
 pub struct WriterLock {
     _file: File,
 }
@@ -177,35 +179,13 @@ impl WriterLock {
     /// `on_wait` once with the holder's pid) or fails with [`Error::Locked`].
     pub fn acquire(loc: &IndexLocation, wait: bool, on_wait: &dyn Fn(&str)) -> Result<WriterLock> {
         loc.ensure_dir()?;
-        let path = loc.dir.join("lock");
-        let mut file = std::fs::OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .open(&path)
-            .map_err(|e| loc.cache_error(e))?;
-        match file.try_lock() {
-            Ok(()) => {}
-            Err(std::fs::TryLockError::WouldBlock) => {
-                let pid = holder_pid(&mut file);
-                if !wait {
-                    return Err(Error::Locked {
-                        root: loc.root.clone(),
-                        pid,
-                    });
-                }
-                on_wait(&pid);
-                file.lock().map_err(|e| loc.cache_error(e))?;
-            }
-            Err(std::fs::TryLockError::Error(e)) => return Err(loc.cache_error(e)),
+        match lock_file(loc, "lock", wait, on_wait)? {
+            Ok(file) => Ok(WriterLock { _file: file }),
+            Err(pid) => Err(Error::Locked {
+                root: loc.root.clone(),
+                pid,
+            }),
         }
-        file.set_len(0).map_err(|e| loc.cache_error(e))?;
-        let _ = file.seek(SeekFrom::Start(0));
-        // Who holds it, for the message of a process that waits; not synced:
-        // the lock, not this text, is what excludes, and a crash releases it.
-        let _ = file.write_all(std::process::id().to_string().as_bytes());
-        Ok(WriterLock { _file: file })
     }
 
     /// True when some process holds the writer lock of `loc` right now.
@@ -219,6 +199,64 @@ impl WriterLock {
             Err(_) => Some(holder_pid(&mut file)),
         }
     }
+}
+
+/// The lock held by the one embedding phase of an index (`embed.lock`),
+/// apart from the writer lock: the phase commits batch by batch between
+/// builds, and a build must never wait for it.
+pub struct EmbedLock {
+    _file: File,
+}
+
+impl EmbedLock {
+    /// Takes the lock, waiting for another holder if `wait` (calling
+    /// `on_wait` once with its pid); `None` when another process or thread
+    /// holds it and `wait` is false.
+    pub fn acquire(
+        loc: &IndexLocation,
+        wait: bool,
+        on_wait: &dyn Fn(&str),
+    ) -> Result<Option<EmbedLock>> {
+        // (No `ensure_dir`: a phase runs on an index, whose directory exists.)
+        Ok(lock_file(loc, "embed.lock", wait, on_wait)?
+            .ok()
+            .map(|file| EmbedLock { _file: file }))
+    }
+}
+
+/// Locks `<dir>/name` exclusively (and writes this pid into it), or says
+/// which pid holds it when it is held and `wait` is false.
+fn lock_file(
+    loc: &IndexLocation,
+    name: &str,
+    wait: bool,
+    on_wait: &dyn Fn(&str),
+) -> Result<std::result::Result<File, String>> {
+    let path = loc.dir.join(name);
+    let mut file = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(&path)
+        .map_err(|e| loc.cache_error(e))?;
+    match file.try_lock() {
+        Ok(()) => {}
+        Err(std::fs::TryLockError::WouldBlock) => {
+            let pid = holder_pid(&mut file);
+            if !wait {
+                return Ok(Err(pid));
+            }
+            on_wait(&pid);
+            file.lock().map_err(|e| loc.cache_error(e))?;
+        }
+        Err(std::fs::TryLockError::Error(e)) => return Err(loc.cache_error(e)),
+    }
+    file.set_len(0).map_err(|e| loc.cache_error(e))?;
+    let _ = file.seek(SeekFrom::Start(0));
+    // The pid only names the holder in a message: not worth an fsync.
+    let _ = file.write_all(std::process::id().to_string().as_bytes());
+    Ok(Ok(file))
 }
 
 fn holder_pid(file: &mut File) -> String {

@@ -378,7 +378,7 @@ fn prepare_text(
             None => {
                 let hash = *blake3::hash(text.as_bytes()).as_bytes();
                 let bytes = text.as_bytes().to_vec();
-                prepare_content(path, bytes, hash, selected, policy.vendored, vectors)
+                prepare_content(path, bytes, hash, selected, policy.vendored, Some(vectors))
             }
         },
     )

@@ -18,12 +18,20 @@ pub struct Index {
     store: Store,
     pub location: IndexLocation,
     stats_cache: OnceLock<LexicalStats>,
-    vectors_cache: OnceLock<(Vec<i64>, Vec<u8>)>,
+    vectors_cache: OnceLock<StoredVectors>,
     postings_cache: Mutex<PostingsCache>,
     /// An overlay over this index for the current query (`Index::overlay`).
     overlay: RefCell<Option<Arc<Active>>>,
     /// One-line notes of dense queries that ran lexical-only, for the caller.
     notes: Mutex<Vec<String>>,
+}
+
+/// Every stored chunk vector, read at once, and the chunks of the index at
+/// that moment (the embedding phase may not have reached them all).
+struct StoredVectors {
+    ids: Vec<i64>,
+    data: Vec<u8>,
+    chunks: u64,
 }
 
 /// What BM25 needs of the whole collection, per open index.
@@ -112,6 +120,8 @@ pub struct IndexStats {
     pub build_ms: f64,
     pub fingerprint: String,
     pub lode_version: String,
+    /// Chunks without a vector yet (the embedding phase has not reached them).
+    pub vectors_pending: u64,
 }
 
 /// Restricts lexical candidates.
@@ -335,7 +345,12 @@ impl Index {
         };
         let (q, stride) = q;
         let allowed = self.allowed_chunks(filter)?;
-        let (ids, data) = self.vectors(stride)?;
+        let stored = self.vectors(stride)?;
+        let (ids, data) = (&stored.ids, &stored.data);
+        if let Some((embedded, chunks)) = self.embedded_chunks() {
+            let mut notes = self.notes.lock().unwrap_or_else(|p| p.into_inner());
+            notes.push(format!("partial: {embedded} of {chunks} chunks embedded"));
+        }
         let over = self.active_overlay();
         let mut scored: Vec<(i64, f64)> = Vec::with_capacity(ids.len());
         for (id, v) in ids.iter().zip(data.chunks_exact(stride)) {
@@ -364,9 +379,24 @@ impl Index {
             .and_then(crate::vectors::VectorSpec::parse))
     }
 
+    /// Chunks without a vector yet (the embedding phase has not reached them).
+    pub fn vectors_pending(&self) -> Result<u64> {
+        crate::embed::pending_chunks(&self.store)
+    }
+
     /// The query prefix in force when the index was last built.
     pub fn stored_query_prefix(&self) -> Result<String> {
         Ok(self.store.meta("query_prefix")?.unwrap_or_default())
+    }
+
+    /// `(chunks with a vector, chunks)` as the dense side of this open index
+    /// scores them, when some chunks have no vector yet (the embedding phase
+    /// is under way or was stopped); `None` when all have one, or before the
+    /// first dense query.
+    pub fn embedded_chunks(&self) -> Option<(u64, u64)> {
+        let v = self.vectors_cache.get()?;
+        let embedded = v.ids.len() as u64;
+        (embedded < v.chunks).then_some((embedded, v.chunks))
     }
 
     /// The notes of queries since the last call (a dense query that ran
@@ -377,13 +407,21 @@ impl Index {
 
     /// Every chunk's id and stored vector, read once per open index: a
     /// long-lived process scans memory, not the database, on each query.
-    fn vectors(&self, stride: usize) -> Result<&(Vec<i64>, Vec<u8>)> {
+    fn vectors(&self, stride: usize) -> Result<&StoredVectors> {
         if let Some(v) = self.vectors_cache.get() {
             return Ok(v);
         }
-        let mut stmt = self
+        // One committed state for the vectors and the chunk count: the
+        // embedding phase commits while readers read.
+        let tx = self
             .store
             .connection()
+            .unchecked_transaction()
+            .map_err(|e| self.err(e))?;
+        let chunks: i64 = tx
+            .query_row("SELECT COUNT(*) FROM chunks", [], |r| r.get(0))
+            .map_err(|e| self.err(e))?;
+        let mut stmt = tx
             .prepare_cached("SELECT ids, data FROM vectors ORDER BY file_id")
             .map_err(|e| self.err(e))?;
         let mut rows = stmt.query([]).map_err(|e| self.err(e))?;
@@ -406,7 +444,14 @@ impl Index {
             );
             all_data.extend_from_slice(data);
         }
-        let _ = self.vectors_cache.set((all_ids, all_data));
+        drop(rows);
+        drop(stmt);
+        drop(tx);
+        let _ = self.vectors_cache.set(StoredVectors {
+            ids: all_ids,
+            data: all_data,
+            chunks: chunks as u64,
+        });
         Ok(self.vectors_cache.get().expect("just set"))
     }
 
@@ -673,5 +718,6 @@ pub(crate) fn stats(store: &Store, full: bool) -> Result<IndexStats> {
         .unwrap_or(0.0);
     s.fingerprint = store.meta("fingerprint")?.unwrap_or_default();
     s.lode_version = store.meta("lode_version")?.unwrap_or_default();
+    s.vectors_pending = crate::embed::pending_chunks(store)?;
     Ok(s)
 }

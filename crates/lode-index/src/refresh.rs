@@ -4,6 +4,7 @@ use lode_core::{Config, Error, Result};
 use serde::Serialize;
 
 use crate::build::{BuildOptions, BuildReport, build_with_walk, fingerprint, stat_diff, walk_for};
+use crate::embed::{EmbedOptions, EmbedPhase};
 use crate::location::{IndexLocation, WriterLock};
 use crate::reader::Index;
 use crate::walk::walk;
@@ -47,6 +48,9 @@ pub struct RefreshOptions<'a> {
     pub no_refresh: bool,
     pub progress: Option<&'a (dyn Fn(usize, usize) + Sync)>,
     pub note: &'a dyn Fn(&str),
+    /// How much of the embedding phase runs before the query answers: after
+    /// a build, or to go on with chunks an earlier one left without vectors.
+    pub embed: EmbedPhase,
 }
 
 impl<'a> RefreshOptions<'a> {
@@ -56,6 +60,7 @@ impl<'a> RefreshOptions<'a> {
             no_refresh: false,
             progress: None,
             note: &|_| {},
+            embed: EmbedPhase::Complete,
         }
     }
 }
@@ -91,6 +96,8 @@ fn refresh_inner(loc: &IndexLocation, opts: &RefreshOptions) -> Result<(Index, F
         progress: opts.progress,
         note: opts.note,
         rescan: false,
+        embed: opts.embed,
+        embed_progress: None,
     };
     let index = match Index::open(loc) {
         Ok(index) => index,
@@ -107,6 +114,7 @@ fn refresh_inner(loc: &IndexLocation, opts: &RefreshOptions) -> Result<(Index, F
         let walked = walk_for(&loc.root, index.store(), &manifest, opts.config)?;
         let diff = stat_diff(&walked, &manifest);
         if diff.is_empty() {
+            resume_embedding(loc, &index, opts)?;
             return Ok((index, Freshness::Fresh));
         }
         let changed = diff.changed.len() + diff.deleted.len();
@@ -149,6 +157,8 @@ fn update(
         progress: opts.progress,
         note: opts.note,
         rescan: false,
+        embed: opts.embed,
+        embed_progress: None,
     };
     match build_with_walk(loc, &build_opts, Some(walked)) {
         Ok(report) => Ok((Index::open(loc)?, Freshness::Refreshed(report))),
@@ -162,6 +172,35 @@ fn update(
             },
         )),
         Err(e) => Err(e),
+    }
+}
+
+/// Goes on with the embedding phase when chunks of an up-to-date index have
+/// no vectors yet (an earlier query's phase ran out of time, or was stopped),
+/// as far as `opts.embed` allows.
+fn resume_embedding(loc: &IndexLocation, index: &Index, opts: &RefreshOptions) -> Result<()> {
+    let deadline = match opts.embed {
+        EmbedPhase::Later => return Ok(()),
+        EmbedPhase::Complete => None,
+        EmbedPhase::Within(budget) => Some(std::time::Instant::now() + budget),
+    };
+    if index.vectors_pending()? == 0 {
+        return Ok(());
+    }
+    let embed = EmbedOptions {
+        // A query does not wait for another phase: it answers from what is there.
+        wait: deadline.is_none(),
+        deadline,
+        note: opts.note,
+        ..EmbedOptions::new(opts.config)
+    };
+    match crate::embed::embed(loc, &embed, None) {
+        Err(e) if deadline.is_some() => {
+            // A query answers from what is committed even if the phase fails.
+            (opts.note)(&format!("embedding stopped: {e}"));
+            Ok(())
+        }
+        other => other.map(drop),
     }
 }
 

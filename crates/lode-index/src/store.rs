@@ -214,12 +214,21 @@ impl Store {
     }
 
     /// Runs `f` inside one write transaction, committed only if `f` succeeds.
+    ///
+    /// The transaction takes SQLite's write lock when it begins (`IMMEDIATE`),
+    /// waiting up to the busy timeout: a build and the embedding phase commit
+    /// to the same database, and a deferred transaction that read before the
+    /// other's commit could not upgrade to a write (`SQLITE_BUSY_SNAPSHOT`,
+    /// which no busy timeout waits out).
     pub fn write<T>(
         &mut self,
         f: impl FnOnce(&rusqlite::Transaction) -> rusqlite::Result<T>,
     ) -> Result<T> {
         let path = self.path.clone();
-        let tx = self.conn.transaction().map_err(|e| sql_err(&path, e))?;
+        let tx = self
+            .conn
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+            .map_err(|e| sql_err(&path, e))?;
         let out = f(&tx).map_err(|e| sql_err(&path, e))?;
         tx.commit().map_err(|e| sql_err(&path, e))?;
         Ok(out)

@@ -1,9 +1,9 @@
 //! Chunk vectors for the semantic side of search.
 //!
-//! Every chunk is embedded at index time and stored in the configured
-//! encoding (`embed.encoding`, int8 by default), one row per file holding its
-//! chunks' ids and vectors, so a dense scan reads a few thousand rows rather
-//! than one per chunk.
+//! Every chunk is embedded by the embedding phase that follows a build
+//! (`crate::embed`) and stored in the configured encoding (`embed.encoding`,
+//! int8 by default), one row per file holding its chunks' ids and vectors, so
+//! a dense scan reads a few thousand rows rather than one per chunk.
 //!
 //! The principal types:
 //!
@@ -17,10 +17,11 @@
 //! - [`Vectors`]: the model of one build ([`for_build`]) or of one index's
 //!   queries ([`for_index`]).
 //!
-//! **One index, one model.** A build whose server fails — at the start or
-//! half-way — is done with the built-in model instead, whole (the build
-//! restarts; see `build.rs`), and records the built-in spec, so the next build
-//! with a working server rebuilds. A query embeds with the model that made the
+//! **One index, one model.** A build whose server fails at the start is done
+//! with the built-in model; an embedding phase whose server fails half-way
+//! switches the index to the built-in model, dropping every vector in the same
+//! transaction (`crate::embed`). Either way the built-in spec is recorded, so
+//! the next build with a working server rebuilds. A query embeds with the model that made the
 //! index's vectors; when that is a server that fails, the query runs
 //! lexical-only with a note, never against vectors of another model.
 
@@ -43,6 +44,11 @@ const BUILTIN_DIM: usize = 256;
 /// How long a server that failed is left alone before a build tries it again
 /// (a long-lived `lode mcp` must not pay a deadline on every query).
 const RETRY_AFTER: Duration = Duration::from_secs(60);
+
+/// Texts per embedding call of a static model in the embedding phase: large
+/// (embedded on the rayon pool), yet a batch is a few tens of milliseconds,
+/// so the phase commits and can stop often.
+const STATIC_BATCH: usize = 1024;
 
 /// Query embeddings kept per process for server backends.
 const QUERY_CACHE_ENTRIES: usize = 256;
@@ -476,6 +482,15 @@ impl Vectors {
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .clone()
+    }
+
+    /// Texts per embedding call in the embedding phase: a server's
+    /// `batch_size` (one request each), a large batch for static models.
+    pub fn batch_size(&self) -> usize {
+        match &self.model {
+            Model::Remote(r, _) => r.options.batch_size.max(1),
+            _ => STATIC_BATCH,
+        }
     }
 
     /// Bytes of one stored vector.

@@ -12,6 +12,9 @@
 //!   stat pass of [`lode_index::refresh`], run beside the query; a change
 //!   refreshes the index and runs the query again); at most
 //!   [`Options::max_open`] indexes stay open, least recently used closed first.
+//!   A build commits before its chunks are embedded; the embedding phase
+//!   (`lode_index::embed`) then runs on a thread of the repository, and calls
+//!   meanwhile answer from the chunks embedded so far, saying so.
 //! - [`TOOLS`] lists the tools. A [`ToolDef`] is a name, a description, an
 //!   input schema and a function from [`Call`] to [`Answer`]; adding a tool is
 //!   one module and one line in that list.
@@ -46,6 +49,7 @@
 
 mod answer;
 mod args;
+mod embedding;
 mod error;
 mod open;
 mod overlay;

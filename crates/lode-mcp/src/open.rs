@@ -41,6 +41,10 @@ impl OpenIndex {
         })
     }
 
+    pub(crate) fn index(&self) -> &Index {
+        &self.index
+    }
+
     /// Still the current database, with no commit since it was opened.
     fn is_current(&self, loc: &IndexLocation) -> bool {
         loc.current_db().as_deref() == Some(self.index.store().path())

@@ -10,6 +10,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use lode_core::Config;
 use lode_index::{Index, IndexLocation, RefreshOptions};
 
+use crate::embedding::Background;
 use crate::open::{self, OpenIndex};
 use crate::watch::{Watch, WatchState};
 use crate::{Options, ToolError};
@@ -42,6 +43,9 @@ pub struct Repo {
     checks: AtomicU64,
     /// How many of those only `stat`ed the files the watcher saw written.
     checks_by_writes: AtomicU64,
+    /// The embedding phase running on its own thread, if any: a call never
+    /// waits for it, and answers from the chunks embedded so far.
+    embedding: Arc<Background>,
 }
 
 /// Where a call points: a repository and a path inside it.
@@ -68,6 +72,7 @@ impl Repos {
                     opens: Arc::new(AtomicU64::new(0)),
                     checks: AtomicU64::new(0),
                     checks_by_writes: AtomicU64::new(0),
+                    embedding: Arc::new(Background::default()),
                 });
             }
         }
@@ -178,6 +183,9 @@ impl Repos {
         let generation = repo.watch_generation();
         let answer = (|| {
             let (config, warnings) = self.config.for_root(&repo.location.root)?;
+            let mut warnings = warnings;
+            // What the embedding thread had to say since the last call.
+            warnings.extend(repo.embedding.take_notes());
             let notes = RefCell::new(warnings);
             let note = |m: &str| notes.borrow_mut().push(m.to_string());
             let unchanged =
@@ -190,6 +198,7 @@ impl Repos {
                 no_refresh: self.no_refresh || unchanged,
                 progress: None,
                 note: &note,
+                embed: crate::embedding::inline_phase(&config),
             };
             if !opts.no_refresh {
                 repo.checks.fetch_add(1, Ordering::Relaxed);
@@ -207,6 +216,12 @@ impl Repos {
             }
             if let Some(o) = open.as_mut().filter(|_| !opts.no_refresh) {
                 o.checked = generation;
+            }
+            if !self.no_refresh
+                && let Some(o) = open.as_ref()
+            {
+                repo.embedding
+                    .ensure(o.index(), &repo.location, &self.config);
             }
             Ok((answer, notes.into_inner()))
         })();
@@ -241,11 +256,12 @@ impl Repos {
             w.sync(dirs);
             return;
         }
-        let (open, loc, user_config, opens) = (
+        let (open, loc, user_config, opens, embedding) = (
             repo.open.clone(),
             repo.location.clone(),
             self.config.clone(),
             repo.opens.clone(),
+            repo.embedding.clone(),
         );
         let root = repo.location.root.clone();
         let check = move |generation: Option<u64>,
@@ -264,7 +280,10 @@ impl Repos {
             let Ok((config, _)) = user_config.for_root(&loc.root) else {
                 return;
             };
-            let opts = RefreshOptions::new(&config);
+            let opts = RefreshOptions {
+                embed: crate::embedding::inline_phase(&config),
+                ..RefreshOptions::new(&config)
+            };
             let known = open.as_ref().and_then(|o| {
                 let written = state.written_between(o.checked?, generation?)?;
                 relative(&root, written)
@@ -282,6 +301,7 @@ impl Repos {
                     watch_dirs(dirs);
                 }
                 o.checked = generation;
+                embedding.ensure(o.index(), &loc, &user_config);
             }
         };
         let barriers = repo.location.dir.join("watch");
@@ -340,6 +360,11 @@ impl Repo {
     /// the watcher saw written in place.
     pub fn checks_by_writes(&self) -> u64 {
         self.checks_by_writes.load(Ordering::Relaxed)
+    }
+
+    /// Whether the embedding phase is running on its thread now.
+    pub fn is_embedding(&self) -> bool {
+        self.embedding.is_running()
     }
 
     /// Whether a watcher runs for this repository (and trusts its events).
@@ -674,6 +699,20 @@ mod tests {
         assert_eq!(r.repo(0).checks(), 3);
         std::fs::write(a.path().join("a.py"), "def beta(): pass\n").unwrap();
         assert!(defines(&r, "beta"));
+    }
+
+    #[test]
+    fn with_the_built_in_model_a_call_embeds_an_edit_before_answering() {
+        let a = tempfile::tempdir().unwrap();
+        let cache = tempfile::tempdir().unwrap();
+        std::fs::write(a.path().join("a.py"), "def alpha(): pass\n").unwrap();
+        let r = unwatched(a.path(), cache.path());
+        let pending = |r: &Repos| r.query(0, |i| i.vectors_pending()).unwrap();
+        assert_eq!(pending(&r).0, 0, "a small repository is embedded inline");
+        std::fs::write(a.path().join("b.py"), "def beta(): pass\n").unwrap();
+        let (n, notes) = pending(&r);
+        assert_eq!(n, 0, "{notes:?}");
+        assert!(!r.repo(0).is_embedding());
     }
 
     #[test]

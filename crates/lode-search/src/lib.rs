@@ -42,7 +42,7 @@ pub use grep::{GrepGroup, GrepLine, GrepOptions, GrepResults, grep, validate_reg
 pub use outline::{
     CompactSymbol, DirOutline, FileOutline, Outline, OutlineNode, outline, outline_dir,
 };
-pub use search::{SearchHit, SearchOptions, SearchResults, search};
+pub use search::{Partial, SearchHit, SearchOptions, SearchResults, search};
 pub use source::clip;
 
 /// Version of the JSON output schema (`docs/json.md`).

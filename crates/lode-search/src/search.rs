@@ -58,6 +58,19 @@ pub struct SearchResults {
     pub hits: Vec<SearchHit>,
     /// Candidates considered before the cut to `top_k`.
     pub candidates: usize,
+    /// Present when the dense side covered only the chunks embedded so far
+    /// (the index's embedding phase is under way or was stopped).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub partial: Option<Partial>,
+}
+
+/// How much of the index the dense side of a search covered.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Partial {
+    /// Chunks with a vector.
+    pub embedded: u64,
+    /// Chunks in the index.
+    pub chunks: u64,
 }
 
 /// Candidates fetched per requested hit: reranking needs a deeper pool.
@@ -110,6 +123,11 @@ pub fn search(index: &Index, query: &str, opts: &SearchOptions) -> Result<Search
         query: query.to_string(),
         hits,
         candidates: total,
+        partial: opts
+            .semantic
+            .then(|| index.embedded_chunks())
+            .flatten()
+            .map(|(embedded, chunks)| Partial { embedded, chunks }),
     })
 }
 

@@ -62,7 +62,7 @@ fn run(call: Call) -> Result<Answer, ToolError> {
             graphs,
             &GraphState::Ready,
         );
-        // Why the seeds were found lexical-only, if they were (an embedding server down).
+        // A partial or lexical-only dense side, as `search` says it.
         Ok((ranked, index.take_notes()))
     })?;
     notes.extend(dense_notes);

@@ -59,19 +59,20 @@ fn run(call: Call) -> Result<Answer, ToolError> {
     };
     let (gatherer, config_note) =
         GATHERER.get_or_init(|| Gatherer::from_config(call.repos.config()));
-    let ((results, gathered, dense_notes), mut notes) = call.repos.query(target.repo, |index| {
-        let results = lode_search::search(index, &query, &opts)?;
-        // The query runs on the state the freshness check just settled: its graph is ready.
-        let input = GatherInput {
-            query: &query,
-            trace: context.as_deref(),
-            max_tokens,
-            graph: GraphState::Ready,
-        };
-        let gathered = gatherer.gather(index, &results, &input);
-        // Why the seeds were found lexical-only, if they were (an embedding server down).
-        Ok((results, gathered, index.take_notes()))
-    })?;
+    let (((results, gathered), dense_notes), mut notes) =
+        call.repos.query(target.repo, |index| {
+            let results = lode_search::search(index, &query, &opts)?;
+            // The query runs on the state the freshness check just settled: its graph is ready.
+            let input = GatherInput {
+                query: &query,
+                trace: context.as_deref(),
+                max_tokens,
+                graph: GraphState::Ready,
+            };
+            let gathered = gatherer.gather(index, &results, &input);
+            Ok(((results, gathered), index.take_notes()))
+        })?;
+    // A partial or lexical-only dense side, as `search` says it.
     notes.extend(dense_notes);
     notes.extend(config_note.iter().cloned());
     if config_note.is_some() {
