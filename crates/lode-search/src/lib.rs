@@ -33,6 +33,7 @@
 mod filter;
 mod grep;
 mod outline;
+mod rank;
 pub mod render;
 mod search;
 mod source;
