@@ -136,6 +136,18 @@ pub struct QueryShape {
     wants_docs: bool,
     /// Words and adjacent word pairs (`thread pool` → `threadpool`) a file stem may equal.
     stems: Vec<String>,
+    /// Names whose definition the query asks for.
+    defined: Vec<String>,
+}
+
+/// A word written as code: `parse_config`, `parseConfig`, `Config::load`, `cfg.get`.
+fn looks_like_code(w: &str) -> bool {
+    let w = w.trim_matches(|c: char| !c.is_alphanumeric());
+    w.contains('_')
+        || w.contains("::")
+        || w.contains('.')
+        // camelCase or PascalCase; an acronym (`JSON`) is a plain word.
+        || (w.chars().skip(1).any(char::is_uppercase) && w.chars().any(char::is_lowercase))
 }
 
 fn normalize(word: &str) -> String {
@@ -152,10 +164,17 @@ impl QueryShape {
             .filter(|w| !w.is_empty())
             .collect();
         let mut identifiers: Vec<String> = Vec::new();
+        let mut defined: Vec<String> = Vec::new();
+        // A one-word query names a definition; in a longer query only words
+        // written as code do (`session` in "session cookie handling" is prose).
+        let all = words.len() == 1;
         for w in &words {
             // `Config::load` and `cfg.get` name their last segment.
             let last = w.rsplit([':', '.']).find(|s| !s.is_empty()).unwrap_or(w);
             identifiers.push(normalize(last));
+            if all || looks_like_code(w) {
+                defined.push(normalize(last));
+            }
         }
         let lower = query.to_lowercase();
         const STOP: &[&str] = &[
@@ -169,6 +188,7 @@ impl QueryShape {
             .collect();
         stems.extend(identifiers.windows(2).map(|p| format!("{}{}", p[0], p[1])));
         QueryShape {
+            defined,
             stems,
             joined: normalize(&words.join("")),
             identifiers,
@@ -217,7 +237,7 @@ impl QueryShape {
         let mut b = 1.0;
         if let Some(s) = &c.symbol {
             let name = normalize(&s.name);
-            if !name.is_empty() && (self.identifiers.contains(&name) || name == self.joined) {
+            if !name.is_empty() && (self.defined.contains(&name) || name == self.joined) {
                 b *= 2.0;
             }
         }
@@ -349,6 +369,28 @@ mod tests {
             assert!(q.stems.contains(&stem.to_string()), "{stem}: {:?}", q.stems);
         }
         assert!(!q.stems.contains(&"and".to_string()) && !q.stems.contains(&"the".to_string()));
+    }
+
+    #[test]
+    fn only_code_words_of_a_sentence_ask_for_a_definition() {
+        let binding = || (1.0, chunk(1, "binding/binding.go", Some("Binding")));
+        let json = || (0.8, chunk(2, "binding/json.go", Some("decodeJSON")));
+        // "binding" in a sentence is a plain word: no boost, the order stays.
+        assert_eq!(
+            order("JSON request binding and validation", &[binding(), json()])[0],
+            1
+        );
+        assert!(QueryShape::new("JSON request binding").defined.is_empty());
+        // Written as code, or alone, it names the definition.
+        assert_eq!(
+            order("where is decodeJSON called", &[binding(), json()])[0],
+            2
+        );
+        assert_eq!(order("decodeJSON", &[binding(), json()])[0], 2);
+        let q = QueryShape::new("how parse_config and Config::load work");
+        assert!(q.defined.contains(&"parseconfig".to_string()));
+        assert!(q.defined.contains(&"load".to_string()));
+        assert!(!q.defined.contains(&"work".to_string()));
     }
 
     #[test]
