@@ -288,3 +288,29 @@ pub fn semble(
     }
     Ok(0)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn explain_lines_give_targets_and_results_per_query() {
+        let cases = vec![Case::new(
+            "how are routes matched",
+            vec![lode_eval::Target::file("src/router.rs")],
+        )];
+        let kept = vec![vec![
+            ResultChunk::new("src/app.rs", 1, 9),
+            ResultChunk::new("src/router.rs", 10, 20).with_symbol("Router"),
+        ]];
+        let report = lode_eval::run(&cases, |_: &Case| kept[0].clone());
+        let text = explain_lines("demo", &cases, &report, &kept);
+        assert_eq!(text.lines().count(), 1);
+        let v: serde_json::Value = serde_json::from_str(text.trim()).unwrap();
+        assert_eq!(v["repo"], "demo");
+        assert_eq!(v["targets"][0], "src/router.rs");
+        assert_eq!(v["results"][1], "src/router.rs:10-20 Router");
+        assert_eq!(v["target_ranks"][0], 2);
+        assert!(v["ndcg10"].as_f64().unwrap() < 1.0);
+    }
+}

@@ -18,10 +18,14 @@ const FILE_WEIGHT: f64 = 0.5;
 /// Each further hit from a file already shown is worth this much more less.
 const SAME_FILE_DECAY: f64 = 0.5;
 
-/// Reorders `scored` (fused scores) in place, best first.
-pub fn rerank(q: &QueryShape, scored: &mut [(f64, ChunkRow)]) {
+/// Reorders `scored` (fused scores) in place, best first. `chunks` is the
+/// number of chunks in the index.
+pub fn rerank(q: &QueryShape, scored: &mut [(f64, ChunkRow)], chunks: f64) {
     let top = scored.iter().map(|s| s.0).fold(0.0, f64::max);
-    lift_best_chunk_of_strong_files(scored, top * FILE_WEIGHT);
+    // Where the candidates are most of the index (a small repository), that
+    // a file supplies many of them says little but its size.
+    let share = (scored.len() as f64 / chunks.max(1.0)).min(1.0);
+    lift_best_chunk_of_strong_files(scored, top * FILE_WEIGHT * (1.0 - share));
     for (score, c) in scored.iter_mut() {
         *score *= q.boost(c);
     }
@@ -341,7 +345,7 @@ mod tests {
 
     fn order(q: &str, scored: &[(f64, ChunkRow)]) -> Vec<i64> {
         let mut s = scored.to_vec();
-        rerank(&QueryShape::new(q), &mut s);
+        rerank(&QueryShape::new(q), &mut s, 1000.0);
         s.iter().map(|(_, c)| c.id).collect()
     }
 
@@ -414,6 +418,22 @@ mod tests {
         assert_eq!(order("query words", &scored)[0], 2);
         // Alone, the best chunk stays first.
         assert_eq!(order("query words", &scored[..2])[0], 1);
+    }
+
+    #[test]
+    fn file_aggregation_fades_when_the_candidates_are_the_whole_index() {
+        let scored = vec![
+            (1.00, chunk(1, "src/a.rs", None)),
+            (0.95, chunk(2, "src/b.rs", None)),
+            (0.90, chunk(3, "src/b.rs", None)),
+            (0.85, chunk(4, "src/b.rs", None)),
+        ];
+        // Four candidates out of four chunks: b.rs is merely the bigger file.
+        let mut s = scored.clone();
+        rerank(&QueryShape::new("query words"), &mut s, 4.0);
+        assert_eq!(s[0].1.id, 1);
+        // Out of a thousand, the same candidates single b.rs out.
+        assert_eq!(order("query words", &scored)[0], 2);
     }
 
     #[test]

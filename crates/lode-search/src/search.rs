@@ -84,7 +84,7 @@ pub fn search(index: &Index, query: &str, opts: &SearchOptions) -> Result<Search
         .map(|c| (scores.get(&c.id).copied().unwrap_or(0.0), c))
         .collect();
     if opts.rerank {
-        rank::rerank(&QueryShape::new(query), &mut scored);
+        rank::rerank(&QueryShape::new(query), &mut scored, index.chunk_count()?);
     } else {
         rank::sort(&mut scored);
     }
