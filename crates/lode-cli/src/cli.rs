@@ -296,6 +296,10 @@ pub enum BenchCommand {
         /// Only these repositories (comma-separated names).
         #[arg(long, value_delimiter = ',')]
         only: Vec<String>,
+        /// Write every query of the lode run (targets, score, top results) as JSON lines
+        /// to FILE, to study misses.
+        #[arg(long, value_name = "FILE")]
+        explain: Option<PathBuf>,
         #[command(flatten)]
         common: Common,
     },

@@ -178,9 +178,10 @@ pub fn run(cmd: Command) -> Result<u8> {
                     repos,
                     data,
                     only,
+                    explain,
                     common,
                 },
-        } => crate::eval::semble(common, &repos, data.as_deref(), &only),
+        } => crate::eval::semble(common, &repos, data.as_deref(), &only, explain.as_deref()),
         Command::Bench {
             what:
                 crate::cli::BenchCommand::Swebench {

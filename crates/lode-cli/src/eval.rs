@@ -18,6 +18,16 @@ fn eval_err(e: lode_eval::Error) -> Error {
 
 /// Runs every case through `search` and scores it.
 fn run_cases(index: &Index, cases: &[Case], opts: &SearchOptions) -> Report {
+    run_cases_keeping(index, cases, opts, &mut Vec::new())
+}
+
+/// `run_cases`, also keeping each case's results (in case order) in `kept`.
+fn run_cases_keeping(
+    index: &Index,
+    cases: &[Case],
+    opts: &SearchOptions,
+    kept: &mut Vec<Vec<ResultChunk>>,
+) -> Report {
     lode_eval::run(cases, |case: &Case| {
         let started = Instant::now();
         let hits = lode_search::search(index, &case.query, opts)
@@ -34,8 +44,39 @@ fn run_cases(index: &Index, cases: &[Case], opts: &SearchOptions) -> Report {
                 }
             })
             .collect();
+        kept.push(results.clone());
         (results, elapsed)
     })
+}
+
+/// One JSON line per query: what it should find, what it scored and what came back.
+fn explain_lines(repo: &str, cases: &[Case], report: &Report, kept: &[Vec<ResultChunk>]) -> String {
+    let span = |path: &str, lines: Option<(u32, u32)>| match lines {
+        Some((a, b)) => format!("{path}:{a}-{b}"),
+        None => path.to_string(),
+    };
+    let mut out = String::new();
+    for ((case, q), results) in cases.iter().zip(&report.queries).zip(kept) {
+        let line = serde_json::json!({
+            "repo": repo,
+            "query": case.query,
+            "category": case.category,
+            "language": case.language,
+            "ndcg10": q.ndcg10,
+            "target_ranks": q.target_ranks,
+            "targets": case.targets().map(|t| span(&t.path, t.lines)).collect::<Vec<_>>(),
+            "results": results.iter().take(10).map(|r| {
+                let s = span(&r.path, Some((r.start_line, r.end_line)));
+                match &r.symbol {
+                    Some(sym) => format!("{s} {sym}"),
+                    None => s,
+                }
+            }).collect::<Vec<_>>(),
+        });
+        out.push_str(&line.to_string());
+        out.push('\n');
+    }
+    out
 }
 
 pub fn eval(ctx: Context, cases: &Path, top_k: usize, misses: bool) -> Result<u8> {
@@ -103,7 +144,13 @@ fn checkouts(repos: &Path) -> std::collections::HashMap<String, (String, bool)> 
         .collect()
 }
 
-pub fn semble(common: Common, repos: &Path, data: Option<&Path>, only: &[String]) -> Result<u8> {
+pub fn semble(
+    common: Common,
+    repos: &Path,
+    data: Option<&Path>,
+    only: &[String],
+    explain: Option<&Path>,
+) -> Result<u8> {
     let data = data
         .map(Path::to_path_buf)
         .or_else(find_data)
@@ -112,7 +159,13 @@ pub fn semble(common: Common, repos: &Path, data: Option<&Path>, only: &[String]
         })?;
     let bench = SembleBenchmark::load(data.join("semble")).map_err(eval_err)?;
     let checkouts = checkouts(repos);
-    let tmp = std::env::temp_dir().join(format!("lode-semble-{}", std::process::id()));
+    // With --cache-dir the indexes are kept there (and reused while fresh);
+    // otherwise they live in a temporary directory removed at the end.
+    let keep = common.cache_dir.clone();
+    let tmp = keep.clone().unwrap_or_else(|| {
+        std::env::temp_dir().join(format!("lode-semble-{}", std::process::id()))
+    });
+    let mut explained = String::new();
     let config = Config::default();
     let configs: [(&str, SearchOptions); 2] = [
         (
@@ -169,7 +222,12 @@ pub fn semble(common: Common, repos: &Path, data: Option<&Path>, only: &[String]
             continue;
         }
         for (i, (_, opts)) in configs.iter().enumerate() {
-            let report = run_cases(&index, &cases, opts).with_index_time(index_time);
+            let mut kept = Vec::new();
+            let report =
+                run_cases_keeping(&index, &cases, opts, &mut kept).with_index_time(index_time);
+            if i == 0 && explain.is_some() {
+                explained.push_str(&explain_lines(&repo.name, &cases, &report, &kept));
+            }
             runs[i].push(RepoRun {
                 name: repo.name.clone(),
                 language: repo.language.clone(),
@@ -192,9 +250,16 @@ pub fn semble(common: Common, repos: &Path, data: Option<&Path>, only: &[String]
             );
         }
         drop(index);
-        let _ = std::fs::remove_dir_all(&loc.dir);
+        if keep.is_none() {
+            let _ = std::fs::remove_dir_all(&loc.dir);
+        }
     }
-    let _ = std::fs::remove_dir_all(&tmp);
+    if keep.is_none() {
+        let _ = std::fs::remove_dir_all(&tmp);
+    }
+    if let Some(path) = explain {
+        std::fs::write(path, explained).map_err(|e| Error::io(path, e))?;
+    }
     let [lode_runs, bm25_runs] = runs;
     let lode = SuiteReport::new(Some("lode".into()), lode_runs, skipped.clone());
     let bm25 = SuiteReport::new(Some("bm25".into()), bm25_runs, skipped);
@@ -222,4 +287,30 @@ pub fn semble(common: Common, repos: &Path, data: Option<&Path>, only: &[String]
         println!("{}", comparison.render_text());
     }
     Ok(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn explain_lines_give_targets_and_results_per_query() {
+        let cases = vec![Case::new(
+            "how are routes matched",
+            vec![lode_eval::Target::file("src/router.rs")],
+        )];
+        let kept = vec![vec![
+            ResultChunk::new("src/app.rs", 1, 9),
+            ResultChunk::new("src/router.rs", 10, 20).with_symbol("Router"),
+        ]];
+        let report = lode_eval::run(&cases, |_: &Case| kept[0].clone());
+        let text = explain_lines("demo", &cases, &report, &kept);
+        assert_eq!(text.lines().count(), 1);
+        let v: serde_json::Value = serde_json::from_str(text.trim()).unwrap();
+        assert_eq!(v["repo"], "demo");
+        assert_eq!(v["targets"][0], "src/router.rs");
+        assert_eq!(v["results"][1], "src/router.rs:10-20 Router");
+        assert_eq!(v["target_ranks"][0], 2);
+        assert!(v["ndcg10"].as_f64().unwrap() < 1.0);
+    }
 }

@@ -257,6 +257,11 @@ impl Index {
         Ok(stats)
     }
 
+    /// How many chunks the lexical index holds (read once per open index).
+    pub fn chunk_count(&self) -> Result<f64> {
+        Ok(self.lexical_stats()?.collection.chunks)
+    }
+
     /// The best chunks for `terms` by BM25F over names, path and body, best
     /// first (ties by chunk id), at most `limit`.
     pub fn lexical(

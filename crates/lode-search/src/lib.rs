@@ -2,9 +2,10 @@
 //! of their answers.
 //!
 //! - [`search()`] ranks chunks for a query: BM25 candidates over names, path
-//!   and body, then a code-aware rerank (a chunk that defines a queried
-//!   identifier first, test and example code lower, one file not flooding the
-//!   top). Returns [`SearchResults`].
+//!   and body fused with dense ones, then a code-aware rerank (files many
+//!   candidates come from and files named for the query up, a chunk that
+//!   defines a queried identifier first, test and example code lower, one file
+//!   not flooding the top). Returns [`SearchResults`].
 //! - [`grep()`] runs a regex over the indexed files and groups the matching
 //!   lines under their enclosing symbol: [`GrepResults`].
 //! - [`outline()`] returns a file's symbols as a tree: [`Outline`];
@@ -33,6 +34,7 @@
 mod filter;
 mod grep;
 mod outline;
+mod rank;
 pub mod render;
 mod search;
 mod source;

@@ -1,0 +1,482 @@
+//! The code-aware rerank: what a query asks for, and the rules that reorder
+//! the fused candidates (measured on the Semble benchmark, see
+//! `docs/benchmarks.md`).
+
+use std::collections::HashMap;
+
+use lode_index::{ChunkRow, tokens};
+
+/// How much the dense ranking counts in the fusion. Measured: 0.3 beats 0.4
+/// and 0.5 for sentences once files are aggregated (the built-in model is a
+/// general-text one; exact tokens say more).
+pub const SEMANTIC_WEIGHT: f64 = 0.3;
+
+/// Share of the top score a file's best chunk gains when the file holds all
+/// of the candidates' summed score (less in proportion).
+const FILE_WEIGHT: f64 = 0.5;
+
+/// Each further hit from a file already shown is worth this much more less.
+const SAME_FILE_DECAY: f64 = 0.5;
+
+/// Reorders `scored` (fused scores) in place, best first. `chunks` is the
+/// number of chunks in the index.
+pub fn rerank(q: &QueryShape, scored: &mut [(f64, ChunkRow)], chunks: f64) {
+    let top = scored.iter().map(|s| s.0).fold(0.0, f64::max);
+    // Where the candidates are most of the index (a small repository), that
+    // a file supplies many of them says little but its size.
+    let share = (scored.len() as f64 / chunks.max(1.0)).min(1.0);
+    lift_best_chunk_of_strong_files(scored, top * FILE_WEIGHT * (1.0 - share));
+    for (score, c) in scored.iter_mut() {
+        *score *= q.boost(c);
+    }
+    sort(scored);
+    spread_files(scored);
+    sort(scored);
+}
+
+/// Best first; ties by path and line so runs are reproducible.
+pub fn sort(scored: &mut [(f64, ChunkRow)]) {
+    scored.sort_by(|a, b| {
+        b.0.total_cmp(&a.0)
+            .then_with(|| a.1.path.cmp(&b.1.path))
+            .then(a.1.start_line.cmp(&b.1.start_line))
+    });
+}
+
+/// Most questions are answered by a file as a whole: a file many candidates
+/// come from is likely the answer even when none of its chunks is first. Each
+/// file's best chunk gains `unit` times the file's summed candidate score
+/// relative to the largest file sum.
+fn lift_best_chunk_of_strong_files(scored: &mut [(f64, ChunkRow)], unit: f64) {
+    let mut sum: HashMap<&str, f64> = HashMap::new();
+    let mut best: HashMap<&str, usize> = HashMap::new();
+    for (i, (score, c)) in scored.iter().enumerate() {
+        *sum.entry(c.path.as_str()).or_default() += *score;
+        let b = best.entry(c.path.as_str()).or_insert(i);
+        if *score > scored[*b].0 {
+            *b = i;
+        }
+    }
+    let largest = sum.values().copied().fold(0.0, f64::max);
+    if largest <= 0.0 {
+        return;
+    }
+    let lifts: Vec<(usize, f64)> = best
+        .iter()
+        .map(|(path, &i)| (i, unit * sum[path] / largest))
+        .collect();
+    for (i, lift) in lifts {
+        scored[i].0 += lift;
+    }
+}
+
+/// One file should not fill the top: after a file's first hit (scored is
+/// sorted), each further hit from it counts half as much as the one before.
+fn spread_files(scored: &mut [(f64, ChunkRow)]) {
+    let mut seen: HashMap<String, i32> = HashMap::new();
+    for (score, c) in scored.iter_mut() {
+        let n = seen.entry(c.path.clone()).or_default();
+        *score *= SAME_FILE_DECAY.powi(*n);
+        *n += 1;
+    }
+}
+
+/// The query's lexical terms, with the base forms of plural and inflected
+/// words added (`redirects` also asks for `redirect`): the index keeps words
+/// as written, and code names things in the singular.
+pub fn expand_terms(mut terms: Vec<String>) -> Vec<String> {
+    let extra: Vec<String> = terms.iter().flat_map(|t| base_forms(t)).collect();
+    for e in extra {
+        if !terms.contains(&e) {
+            terms.push(e);
+        }
+    }
+    terms
+}
+
+/// Base forms an inflected word may stand for (`routing` → `rout`, `route`).
+/// A form the index does not hold costs one lookup and scores nothing.
+fn base_forms(w: &str) -> Vec<String> {
+    if w.len() <= 4 || !w.chars().all(|c| c.is_ascii_lowercase()) {
+        return Vec::new();
+    }
+    let cut = |n: usize| w[..w.len() - n].to_string();
+    let mut out = if let Some(b) = w.strip_suffix("ies") {
+        vec![format!("{b}y")]
+    } else if w.ends_with("ss") {
+        Vec::new()
+    } else if w.ends_with("es") {
+        vec![cut(1), cut(2)]
+    } else if w.ends_with('s') {
+        vec![cut(1)]
+    } else if w.ends_with("ing") {
+        vec![cut(3), format!("{}e", cut(3))]
+    } else if w.ends_with("ed") {
+        vec![cut(1), cut(2)]
+    } else {
+        Vec::new()
+    };
+    out.retain(|s| s.len() >= 3);
+    out
+}
+
+/// `w` without a plural `s`, for comparing names (`handlers` ~ `handler`).
+fn singular(w: &str) -> &str {
+    if w.len() > 3 && w.ends_with('s') && !w.ends_with("ss") {
+        &w[..w.len() - 1]
+    } else {
+        w
+    }
+}
+
+/// What the query asks for, as far as reranking cares.
+pub struct QueryShape {
+    /// The query's words normalized for identifier comparison (`parse_config` → `parseconfig`).
+    identifiers: Vec<String>,
+    /// All words joined: `parse config` also names `parseConfig`.
+    joined: String,
+    wants_tests: bool,
+    wants_examples: bool,
+    wants_docs: bool,
+    /// Words and adjacent word pairs (`thread pool` → `threadpool`) a file stem may equal.
+    stems: Vec<String>,
+    /// Names whose definition the query asks for.
+    defined: Vec<String>,
+}
+
+/// A word written as code: `parse_config`, `parseConfig`, `Config::load`, `cfg.get`.
+fn looks_like_code(w: &str) -> bool {
+    let w = w.trim_matches(|c: char| !c.is_alphanumeric());
+    w.contains('_')
+        || w.contains("::")
+        || w.contains('.')
+        // camelCase or PascalCase; an acronym (`JSON`) is a plain word.
+        || (w.chars().skip(1).any(char::is_uppercase) && w.chars().any(char::is_lowercase))
+}
+
+fn normalize(word: &str) -> String {
+    word.chars()
+        .filter(|c| c.is_alphanumeric())
+        .flat_map(char::to_lowercase)
+        .collect()
+}
+
+impl QueryShape {
+    pub fn new(query: &str) -> QueryShape {
+        let words: Vec<&str> = query
+            .split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '-' || c == ':' || c == '.'))
+            .filter(|w| !w.is_empty())
+            .collect();
+        let mut identifiers: Vec<String> = Vec::new();
+        let mut defined: Vec<String> = Vec::new();
+        // A one-word query names a definition; in a longer query only words
+        // written as code do (`session` in "session cookie handling" is prose).
+        let all = words.len() == 1;
+        for w in &words {
+            // `Config::load` and `cfg.get` name their last segment.
+            let last = w.rsplit([':', '.']).find(|s| !s.is_empty()).unwrap_or(w);
+            identifiers.push(normalize(last));
+            if all || looks_like_code(w) {
+                defined.push(normalize(last));
+            }
+        }
+        let lower = query.to_lowercase();
+        const STOP: &[&str] = &[
+            "the", "and", "for", "with", "from", "into", "how", "what", "where", "when", "which",
+            "that", "this", "are", "does", "its",
+        ];
+        let mut stems: Vec<String> = identifiers
+            .iter()
+            .filter(|w| w.len() >= 3 && !STOP.contains(&w.as_str()))
+            .cloned()
+            .collect();
+        stems.extend(identifiers.windows(2).map(|p| format!("{}{}", p[0], p[1])));
+        QueryShape {
+            defined,
+            stems,
+            joined: normalize(&words.join("")),
+            identifiers,
+            wants_tests: lower.contains("test") || lower.contains("spec"),
+            wants_examples: lower.contains("example")
+                || lower.contains("demo")
+                || lower.contains("sample"),
+            wants_docs: [
+                "doc",
+                "readme",
+                "changelog",
+                "guide",
+                "tutorial",
+                "faq",
+                "release note",
+            ]
+            .iter()
+            .any(|w| lower.contains(w)),
+        }
+    }
+
+    /// A file named for what the query asks about: its stem is a query word
+    /// or two adjacent words joined (`timer` → `timer.c`, `thread pool` →
+    /// `threadpool.c`), or every part of a compound stem is a query word
+    /// (`default middleware stack` → `default_middleware_stack.rb`); plurals
+    /// compare equal (`http redirects` → `HttpRedirect.kt`).
+    fn names_file(&self, file: &str) -> bool {
+        let base = file.split('.').next().unwrap_or(file);
+        let stem = normalize(base);
+        if stem.is_empty() {
+            return false;
+        }
+        if self.stems.iter().any(|s| singular(s) == singular(&stem)) {
+            return true;
+        }
+        // The first token is the whole name; the rest are its parts.
+        let text = tokens::index_text(base);
+        let parts: Vec<&str> = text.split_whitespace().skip(1).collect();
+        parts.len() >= 2
+            && parts
+                .iter()
+                .all(|p| self.identifiers.iter().any(|w| singular(w) == singular(p)))
+    }
+
+    pub fn boost(&self, c: &ChunkRow) -> f64 {
+        let mut b = 1.0;
+        if let Some(s) = &c.symbol {
+            let name = normalize(&s.name);
+            if !name.is_empty() && (self.defined.contains(&name) || name == self.joined) {
+                b *= 2.0;
+            }
+        }
+        let file = c.path.rsplit('/').next().unwrap_or(&c.path);
+        if self.names_file(file) {
+            b *= 1.5;
+        }
+        let path = c.path.to_ascii_lowercase();
+        if !self.wants_tests && is_test_path(&c.path) {
+            b *= 0.3;
+        }
+        if path
+            .split('/')
+            .any(|seg| matches!(seg, "compat" | "legacy" | "deprecated"))
+        {
+            b *= 0.5;
+        }
+        if !self.wants_examples && is_example_path(&path) {
+            b *= 0.6;
+        }
+        if path.ends_with(".d.ts") {
+            b *= 0.7;
+        }
+        // Prose (Markdown, text) answers "where is it done" less well than code.
+        if !self.wants_docs && is_prose(&c.lang) {
+            b *= 0.5;
+        }
+        // Data files (JSON, YAML, TOML) hold names and words without the code.
+        if is_data(&c.lang) {
+            b *= 0.5;
+        }
+        b
+    }
+}
+
+fn is_test_path(path: &str) -> bool {
+    let lower = path.to_ascii_lowercase();
+    let file = path.rsplit('/').next().unwrap_or(path);
+    let stem = file.split('.').next().unwrap_or(file);
+    let lstem = stem.to_ascii_lowercase();
+    let lfile = file.to_ascii_lowercase();
+    lower.split('/').any(|seg| {
+        matches!(
+            seg,
+            "test" | "tests" | "__tests__" | "spec" | "specs" | "testing" | "testdata"
+        )
+    }) || lstem.starts_with("test_")
+        || ["_test", "_tests", "_spec"]
+            .iter()
+            .any(|s| lstem.ends_with(s))
+        || ["Test", "Tests", "Spec"].iter().any(|s| stem.ends_with(s))
+        || lfile.contains(".test.")
+        || lfile.contains(".spec.")
+}
+
+fn is_prose(lang: &str) -> bool {
+    matches!(lang, "markdown" | "text")
+}
+
+fn is_data(lang: &str) -> bool {
+    matches!(lang, "json" | "yaml" | "toml")
+}
+
+fn is_example_path(path: &str) -> bool {
+    path.split('/').any(|seg| {
+        matches!(
+            seg,
+            "example" | "examples" | "demo" | "demos" | "sample" | "samples"
+        )
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn chunk(id: i64, path: &str, symbol: Option<&str>) -> ChunkRow {
+        ChunkRow {
+            id,
+            path: path.to_string(),
+            lang: "rust".to_string(),
+            kind: "symbol".to_string(),
+            start_line: id as u32 * 10,
+            end_line: id as u32 * 10 + 5,
+            start_byte: 0,
+            end_byte: 0,
+            symbol: symbol.map(|name| lode_index::SymbolRow {
+                id,
+                parent: None,
+                path: path.to_string(),
+                name: name.to_string(),
+                kind: "function".to_string(),
+                container: None,
+                start_line: 1,
+                end_line: 2,
+                signature: String::new(),
+                doc: None,
+            }),
+        }
+    }
+
+    fn order(q: &str, scored: &[(f64, ChunkRow)]) -> Vec<i64> {
+        let mut s = scored.to_vec();
+        rerank(&QueryShape::new(q), &mut s, 1000.0);
+        s.iter().map(|(_, c)| c.id).collect()
+    }
+
+    #[test]
+    fn recognises_test_paths() {
+        for p in [
+            "tests/a.py",
+            "src/foo_test.go",
+            "pkg/test_x.py",
+            "a/b.test.ts",
+            "src/FooTest.java",
+            "spec/x_spec.rb",
+        ] {
+            assert!(is_test_path(p), "{p}");
+        }
+        for p in ["src/contest.py", "src/attestation.rs", "lib/latest.js"] {
+            assert!(!is_test_path(p), "{p}");
+        }
+    }
+
+    #[test]
+    fn file_stems_come_from_words_and_word_pairs() {
+        let q = QueryShape::new("thread pool and the work queue");
+        for stem in ["thread", "pool", "threadpool", "work", "queue", "workqueue"] {
+            assert!(q.stems.contains(&stem.to_string()), "{stem}: {:?}", q.stems);
+        }
+        assert!(!q.stems.contains(&"and".to_string()) && !q.stems.contains(&"the".to_string()));
+    }
+
+    #[test]
+    fn only_code_words_of_a_sentence_ask_for_a_definition() {
+        let binding = || (1.0, chunk(1, "binding/binding.go", Some("Binding")));
+        let json = || (0.8, chunk(2, "binding/json.go", Some("decodeJSON")));
+        // "binding" in a sentence is a plain word: no boost, the order stays.
+        assert_eq!(
+            order("JSON request binding and validation", &[binding(), json()])[0],
+            1
+        );
+        assert!(QueryShape::new("JSON request binding").defined.is_empty());
+        // Written as code, or alone, it names the definition.
+        assert_eq!(
+            order("where is decodeJSON called", &[binding(), json()])[0],
+            2
+        );
+        assert_eq!(order("decodeJSON", &[binding(), json()])[0], 2);
+        let q = QueryShape::new("how parse_config and Config::load work");
+        assert!(q.defined.contains(&"parseconfig".to_string()));
+        assert!(q.defined.contains(&"load".to_string()));
+        assert!(!q.defined.contains(&"work".to_string()));
+    }
+
+    #[test]
+    fn query_shape_names_identifiers() {
+        let q = QueryShape::new("where is Config::load_file called");
+        assert!(q.identifiers.contains(&"loadfile".to_string()));
+        assert!(!q.wants_tests);
+        assert_eq!(QueryShape::new("parse config").joined, "parseconfig");
+    }
+
+    #[test]
+    fn a_file_with_many_candidates_outranks_a_lone_better_chunk() {
+        // One chunk of a.rs scores best, but b.rs contributes three strong
+        // candidates: b.rs is the likelier answer.
+        let scored = vec![
+            (1.00, chunk(1, "src/a.rs", None)),
+            (0.95, chunk(2, "src/b.rs", None)),
+            (0.90, chunk(3, "src/b.rs", None)),
+            (0.85, chunk(4, "src/b.rs", None)),
+        ];
+        assert_eq!(order("query words", &scored)[0], 2);
+        // Alone, the best chunk stays first.
+        assert_eq!(order("query words", &scored[..2])[0], 1);
+    }
+
+    #[test]
+    fn file_aggregation_fades_when_the_candidates_are_the_whole_index() {
+        let scored = vec![
+            (1.00, chunk(1, "src/a.rs", None)),
+            (0.95, chunk(2, "src/b.rs", None)),
+            (0.90, chunk(3, "src/b.rs", None)),
+            (0.85, chunk(4, "src/b.rs", None)),
+        ];
+        // Four candidates out of four chunks: b.rs is merely the bigger file.
+        let mut s = scored.clone();
+        rerank(&QueryShape::new("query words"), &mut s, 4.0);
+        assert_eq!(s[0].1.id, 1);
+        // Out of a thousand, the same candidates single b.rs out.
+        assert_eq!(order("query words", &scored)[0], 2);
+    }
+
+    #[test]
+    fn further_hits_from_one_file_step_down() {
+        let scored = vec![
+            (1.00, chunk(1, "src/a.rs", None)),
+            (0.99, chunk(2, "src/a.rs", None)),
+            (0.80, chunk(3, "src/c.rs", None)),
+        ];
+        assert_eq!(order("query words", &scored), [1, 3, 2]);
+    }
+
+    #[test]
+    fn file_names_match_plurals_and_compound_stems() {
+        let q = QueryShape::new("how HTTP redirects are followed");
+        assert!(q.names_file("HttpRedirect.kt"));
+        assert!(!q.names_file("HttpRequest.kt"));
+        let q = QueryShape::new("default middleware stack configuration");
+        assert!(q.names_file("default_middleware_stack.rb"));
+        assert!(!q.names_file("middleware_builder.rb"));
+        // The file named for the query wins over a slightly better chunk.
+        let scored = vec![
+            (1.0, chunk(1, "lib/configuration.rb", None)),
+            (0.9, chunk(2, "lib/default_middleware_stack.rb", None)),
+        ];
+        assert_eq!(order("default middleware stack setup", &scored)[0], 2);
+    }
+
+    #[test]
+    fn data_files_rank_below_code() {
+        let mut data = chunk(1, "commands/setrange.json", None);
+        data.lang = "json".to_string();
+        let scored = vec![(1.0, data), (0.8, chunk(2, "src/t_string.c", None))];
+        assert_eq!(order("setrange modifies a string", &scored)[0], 2);
+    }
+
+    #[test]
+    fn inflected_query_words_also_ask_for_their_base_form() {
+        let terms = expand_terms(vec!["redirects".into(), "routing".into(), "http".into()]);
+        for t in ["redirects", "redirect", "routing", "route", "http"] {
+            assert!(terms.contains(&t.to_string()), "{t}: {terms:?}");
+        }
+        assert_eq!(base_forms("class"), Vec::<String>::new());
+        assert_eq!(base_forms("policies"), ["policy"]);
+    }
+}
