@@ -134,7 +134,13 @@ mod image {
             v.for_each(|x| self.u32(x));
         }
         fn trie(&mut self, t: &Trie) {
-            self.u32s(t.nodes.iter().flat_map(|&(a, b)| [a, b]).collect::<Vec<_>>().into_iter());
+            self.u32s(
+                t.nodes
+                    .iter()
+                    .flat_map(|&(a, b)| [a, b])
+                    .collect::<Vec<_>>()
+                    .into_iter(),
+            );
             self.bytes(&t.edge_bytes);
             self.u32s(t.edge_child.iter().copied());
             self.u32s(t.root.iter().copied());

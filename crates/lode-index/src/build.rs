@@ -163,10 +163,15 @@ pub fn build_with_walk(
     if let Some(note) = vectors.fallback_note() {
         (opts.note)(note);
     }
-    let mut report = build_once(loc, opts, walk, &vectors, started)?;
+    let (mut report, pending) = build_once(loc, opts, walk, &vectors, started)?;
     // The writer lock goes before the embedding phase: a newer build must
     // not wait for it (it stops the phase instead; see `embed`).
     drop(_lock);
+    if pending == 0 {
+        // Every chunk has its vector (an update embedded in its transaction).
+        report.elapsed_ms = started.elapsed().as_secs_f64() * 1000.0;
+        return Ok(report);
+    }
     let phase = |deadline| EmbedOptions {
         deadline,
         progress: opts.embed_progress,
@@ -189,6 +194,12 @@ pub fn build_with_walk(
     Ok(report)
 }
 
+/// Updates of at most this many files embed their chunks in the build's own
+/// transaction when the model runs in this process (not a server, whose
+/// requests may take their whole deadline); larger ones leave it to the
+/// embedding phase, so that a query need not wait for a cold build's vectors.
+const INLINE_EMBED_FILES: usize = 32;
+
 /// The lexical phase of a build: files, chunks, symbols, calls, imports and
 /// postings in one transaction, chunks without vectors (`vectors` decides
 /// the spec and fingerprint written).
@@ -198,7 +209,7 @@ fn build_once(
     walk: Option<WalkReport>,
     vectors: &Vectors,
     started: Instant,
-) -> Result<BuildReport> {
+) -> Result<(BuildReport, u64)> {
     let fp = fingerprint_with(opts.config, vectors.spec());
     let (mut store, rebuilt) = open_or_create(loc, &fp, vectors.spec())?;
     if let Some(reason) = &rebuilt
@@ -222,6 +233,15 @@ fn build_once(
     let total = diff.changed.len();
     let selected = selected_languages(opts.config)?;
     let vendored = opts.config.files.vendored;
+    // A small update with a model in this process embeds its chunks in its
+    // own transaction: for an edit or two, a separate phase (its lock, its
+    // transaction, the files read again) costs more than the embedding.
+    // (Not when the caller leaves embedding for later: it asked for the lexical part.)
+    let inline = (rebuilt.is_none()
+        && total <= INLINE_EMBED_FILES
+        && !vectors.spec().is_server()
+        && !matches!(opts.embed, EmbedPhase::Later))
+    .then_some(vectors);
     let mut unreadable = 0u64;
     let previous_generation: u64 = store
         .meta("generation")?
@@ -229,6 +249,7 @@ fn build_once(
         .unwrap_or(0);
     let generation = previous_generation + 1;
 
+    let mut pending_after = 0u64;
     store.write(|tx| {
         let mut postings = PendingPostings::default();
         // Chunks without vectors, moved by this build's delta (kept exact:
@@ -254,7 +275,7 @@ fn build_once(
         scope.spawn(move || {
             for batch in changed.chunks(BATCH) {
                 let prepared: Vec<Prepared> =
-                    batch.par_iter().map(|f| prepare(f, manifest_ref.get(&f.path), selected_ref, vendored)).collect();
+                    batch.par_iter().map(|f| prepare(f, manifest_ref.get(&f.path), selected_ref, vendored, inline)).collect();
                 if sender.send(prepared).is_err() {
                     break; // the writer stopped on an error
                 }
@@ -299,8 +320,10 @@ fn build_once(
                         if let Some(m) = prev {
                             pending = pending.saturating_sub(delete_file(tx, m.id, &mut postings)?);
                         }
-                        insert_indexed(tx, file, &pf, &mut postings)?;
-                        pending += pf.extract.chunks.len() as u64;
+                        let embedded = insert_indexed(tx, file, &pf, &mut postings)?;
+                        if !embedded {
+                            pending += pf.extract.chunks.len() as u64;
+                        }
                         report.parsed += 1;
                     }
                 }
@@ -342,6 +365,7 @@ fn build_once(
         };
         set("lexical_sums", &sums.to_meta())?;
         set("vectors_pending", &pending.to_string())?;
+        pending_after = pending;
         if let Some(snapshot) = &walk.snapshot {
             set("walk_snapshot", &snapshot.to_json())?;
         }
@@ -379,7 +403,7 @@ fn build_once(
     report.parse_failed = stats.parse_failed;
     report.generation = generation;
     report.elapsed_ms = started.elapsed().as_secs_f64() * 1000.0;
-    Ok(report)
+    Ok((report, pending_after))
 }
 
 /// The walk of an index's tree: proven from its snapshot by `stat` alone when
@@ -561,6 +585,7 @@ fn prepare(
     prev: Option<&ManifestEntry>,
     selected: &Option<Vec<Language>>,
     vendored: bool,
+    inline: Option<&Vectors>,
 ) -> Prepared {
     let Ok(bytes) = std::fs::read(&file.abs) else {
         return Prepared::Unreadable;
@@ -569,8 +594,8 @@ fn prepare(
     if prev.is_some_and(|m| m.hash == hash) {
         return Prepared::Unchanged;
     }
-    // Chunks are embedded after the commit (see `embed`).
-    prepare_content(&file.path, bytes, hash, selected, vendored, None)
+    // Chunks are embedded after the commit (see `embed`), unless `inline`.
+    prepare_content(&file.path, bytes, hash, selected, vendored, inline)
 }
 
 /// What the indexer makes of a file's content (read from disk, or given by
@@ -722,12 +747,14 @@ fn insert_file_row(
     Ok(tx.last_insert_rowid())
 }
 
+/// Writes a parsed file's rows; returns whether its chunks' vectors were
+/// written too (embedded in the build: see `INLINE_EMBED_FILES`).
 fn insert_indexed(
     tx: &Transaction,
     file: &WalkedFile,
     pf: &PreparedFile,
     postings: &mut PendingPostings,
-) -> rusqlite::Result<()> {
+) -> rusqlite::Result<bool> {
     let ex = &pf.extract;
     let file_id = insert_file_row(
         tx,
@@ -788,6 +815,7 @@ fn insert_indexed(
         "INSERT INTO chunks(file_id, kind, symbol, start_line, end_line, start_byte, end_byte, len_name, len_path, len_body) \
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
     )?;
+    let mut chunk_ids: Vec<i64> = Vec::with_capacity(ex.chunks.len());
     for (c, terms) in ex.chunks.iter().zip(&pf.chunk_terms) {
         chunk_stmt.execute(params![
             file_id,
@@ -803,10 +831,18 @@ fn insert_indexed(
         ])?;
         let chunk_id = tx.last_insert_rowid();
         postings.add_chunk(chunk_id, terms);
+        chunk_ids.push(chunk_id);
     }
     tx.prepare_cached("INSERT INTO file_terms(file_id, terms) VALUES (?1, ?2)")?
         .execute(params![file_id, pf.file_terms.as_bytes()])?;
-    Ok(())
+    if pf.vectors.is_empty() || chunk_ids.is_empty() {
+        return Ok(false);
+    }
+    // As the embedding phase stores them (`embed::commit`).
+    let ids: Vec<u8> = chunk_ids.iter().flat_map(|id| id.to_le_bytes()).collect();
+    tx.prepare_cached("INSERT OR REPLACE INTO vectors(file_id, ids, data) VALUES (?1, ?2, ?3)")?
+        .execute(params![file_id, ids, pf.vectors])?;
+    Ok(true)
 }
 
 fn unix_now() -> u64 {

@@ -369,3 +369,21 @@ fn a_refresh_goes_on_with_the_chunks_an_earlier_one_left() {
     assert_eq!(index.vectors_pending().unwrap(), 0);
     assert_eq!(checked_vectors(&index), fresh_vectors(&f));
 }
+
+#[test]
+fn a_small_update_embeds_in_its_own_transaction() {
+    let f = Fixture::new(5);
+    build(&f.loc, &BuildOptions::quiet(&f.config)).unwrap();
+    f.write("f1.py", &body(1, "v2"), 10);
+    let report = build(&f.loc, &BuildOptions::quiet(&f.config)).unwrap();
+    assert_eq!(report.parsed, 1);
+    assert!(
+        report.embedding.is_none(),
+        "no phase: {:?}",
+        report.embedding
+    );
+    let index = f.index();
+    assert_eq!(index.vectors_pending().unwrap(), 0);
+    // The same vectors the phase would have given.
+    assert_eq!(checked_vectors(&index), fresh_vectors(&f));
+}
