@@ -90,19 +90,10 @@ fn refresh_inner(loc: &IndexLocation, opts: &RefreshOptions) -> Result<(Index, F
     if opts.no_refresh {
         return Ok((Index::open(loc)?, Freshness::Fresh));
     }
-    let build_opts = |wait| BuildOptions {
-        config: opts.config,
-        wait_for_lock: wait,
-        progress: opts.progress,
-        note: opts.note,
-        rescan: false,
-        embed: opts.embed,
-        embed_progress: None,
-    };
     let index = match Index::open(loc) {
         Ok(index) => index,
         Err(Error::NoIndex(_)) | Err(Error::IndexCorrupt { .. }) => {
-            let report = build_with_walk(loc, &build_opts(true), None)?;
+            let report = build_with_walk(loc, &build_options(opts, true), None)?;
             return Ok((Index::open(loc)?, Freshness::Refreshed(report)));
         }
         Err(e) => return Err(e),
@@ -151,16 +142,7 @@ fn update(
     changed: usize,
     wait: bool,
 ) -> Result<(Index, Freshness)> {
-    let build_opts = BuildOptions {
-        config: opts.config,
-        wait_for_lock: wait,
-        progress: opts.progress,
-        note: opts.note,
-        rescan: false,
-        embed: opts.embed,
-        embed_progress: None,
-    };
-    match build_with_walk(loc, &build_opts, Some(walked)) {
+    match build_with_walk(loc, &build_options(opts, wait), Some(walked)) {
         Ok(report) => Ok((Index::open(loc)?, Freshness::Refreshed(report))),
         Err(Error::Locked { pid, .. }) => Ok((
             Index::open(loc)?,
@@ -172,6 +154,19 @@ fn update(
             },
         )),
         Err(e) => Err(e),
+    }
+}
+
+/// The build a refresh runs.
+fn build_options<'a>(opts: &RefreshOptions<'a>, wait_for_lock: bool) -> BuildOptions<'a> {
+    BuildOptions {
+        config: opts.config,
+        wait_for_lock,
+        progress: opts.progress,
+        note: opts.note,
+        rescan: false,
+        embed: opts.embed,
+        embed_progress: None,
     }
 }
 

@@ -77,6 +77,21 @@ impl Fixture {
         paths
     }
 
+    /// Builds with aged timestamps; the manifest and walk basis a reader keeps.
+    fn built_basis(
+        &self,
+    ) -> (
+        std::collections::HashMap<String, lode_index::ManifestEntry>,
+        lode_index::WalkBasis,
+    ) {
+        age(&self.root);
+        self.build();
+        let index = lode_index::Index::open(&self.loc).unwrap();
+        let manifest = index.store().manifest().unwrap();
+        let basis = lode_index::WalkBasis::load(index.store()).unwrap().unwrap();
+        (manifest, basis)
+    }
+
     fn has_symbol(&self, name: &str) -> bool {
         let index = lode_index::Index::open(&self.loc).unwrap();
         !index.symbols_named(name).unwrap().is_empty()
@@ -214,11 +229,7 @@ fn an_entry_the_walk_could_not_read_sends_every_refresh_to_a_full_walk() {
 #[test]
 fn a_walk_from_known_writes_restats_only_those_files() {
     let f = Fixture::new();
-    age(&f.root);
-    f.build();
-    let index = lode_index::Index::open(&f.loc).unwrap();
-    let manifest = index.store().manifest().unwrap();
-    let basis = lode_index::WalkBasis::load(index.store()).unwrap().unwrap();
+    let (manifest, basis) = f.built_basis();
     let known = |paths: &[&str]| {
         let paths: Vec<String> = paths.iter().map(|p| p.to_string()).collect();
         lode_index::walk_changed(&f.root, &basis, &manifest, &paths, &f.config)
@@ -251,11 +262,7 @@ fn a_walk_from_known_writes_restats_only_those_files() {
 #[test]
 fn a_walk_from_known_writes_still_checks_the_ignore_files_it_watches() {
     let f = Fixture::new();
-    age(&f.root);
-    f.build();
-    let index = lode_index::Index::open(&f.loc).unwrap();
-    let manifest = index.store().manifest().unwrap();
-    let basis = lode_index::WalkBasis::load(index.store()).unwrap().unwrap();
+    let (manifest, basis) = f.built_basis();
     let paths = vec!["src/a.py".to_string()];
     assert!(lode_index::walk_changed(&f.root, &basis, &manifest, &paths, &f.config).is_some());
     // The root's ignore file (watched by the snapshot) changes in place.
