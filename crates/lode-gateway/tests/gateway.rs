@@ -37,6 +37,7 @@ fn main() -> ExitCode {
         test!(a_restarted_server_that_lists_a_tool_differently_has_it_retired),
         test!(restarts_stop_after_max_restarts),
         test!(the_turn_log_has_a_line_per_ended_turn_and_no_query_text),
+        test!(a_turn_log_that_cannot_be_opened_leaves_the_gateway_serving),
         test!(a_direct_tool_no_server_has_is_a_config_error),
     ])
 }
@@ -702,4 +703,25 @@ async fn until_lines(path: &std::path::Path, n: usize) -> Vec<String> {
         }
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
+}
+
+async fn a_turn_log_that_cannot_be_opened_leaves_the_gateway_serving() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("no/such/dir/turns.jsonl");
+    let mut config = config(vec![fake("issues", "issues", &[])], &[]);
+    config.telemetry_file = Some(path.clone());
+    let hub = Hub::start(&config).await.unwrap();
+    let c = connect(&hub).await;
+    let r = c
+        .call_in(
+            Some("t1"),
+            "tool_search",
+            json!({"query": "create an issue", "limit": 1}),
+        )
+        .await;
+    assert_eq!(text(&r), r#"{"activated":["issues__create_issue"]}"#);
+    // Ending the turn writes nowhere and fails nothing.
+    c.list_in(Some("t2")).await;
+    assert!(!path.exists());
+    hub.shutdown(Duration::from_secs(3)).await;
 }

@@ -838,11 +838,8 @@ fn insert_indexed(
     if pf.vectors.is_empty() || chunk_ids.is_empty() {
         return Ok(false);
     }
-    // As the embedding phase stores them (`embed::commit`).
-    let ids: Vec<u8> = chunk_ids.iter().flat_map(|id| id.to_le_bytes()).collect();
-    tx.prepare_cached("INSERT OR REPLACE INTO vectors(file_id, ids, data) VALUES (?1, ?2, ?3)")?
-        .execute(params![file_id, ids, pf.vectors])?;
-    Ok(true)
+    // (The file's old rows, vectors included, went with `delete_file`.)
+    crate::embed::insert_vector_row(tx, file_id, &chunk_ids, &pf.vectors)
 }
 
 fn unix_now() -> u64 {

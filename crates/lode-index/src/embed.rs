@@ -521,6 +521,23 @@ fn chunk_texts(
 /// hash, same chunk ids, no vectors yet) in one transaction. Returns the
 /// chunks added and whether the index is still the generation the phase
 /// started from (else a newer build's state is there: stop).
+/// Stores a file's vectors — `data`, in the index's encoding, in the order
+/// of `chunk_ids` — unless it has a row already (a newer phase wrote it);
+/// whether it was stored. The one writer of the `vectors` row format, for
+/// the phase and for a build that embeds inline.
+pub(crate) fn insert_vector_row(
+    tx: &rusqlite::Transaction,
+    file_id: i64,
+    chunk_ids: &[i64],
+    data: &[u8],
+) -> rusqlite::Result<bool> {
+    let ids: Vec<u8> = chunk_ids.iter().flat_map(|id| id.to_le_bytes()).collect();
+    let inserted = tx
+        .prepare_cached("INSERT OR IGNORE INTO vectors(file_id, ids, data) VALUES (?1, ?2, ?3)")?
+        .execute(params![file_id, ids, data])?;
+    Ok(inserted == 1)
+}
+
 fn commit(
     loc: &IndexLocation,
     store: &mut Store,
@@ -556,13 +573,7 @@ fn commit(
             if ids != f.chunk_ids {
                 continue;
             }
-            let blob: Vec<u8> = ids.iter().flat_map(|id| id.to_le_bytes()).collect();
-            let inserted = tx
-                .prepare_cached(
-                    "INSERT OR IGNORE INTO vectors(file_id, ids, data) VALUES (?1, ?2, ?3)",
-                )?
-                .execute(params![f.id, blob, f.data])?;
-            if inserted == 1 {
+            if insert_vector_row(tx, f.id, &ids, &f.data)? {
                 added += ids.len() as u64;
             }
         }

@@ -190,8 +190,10 @@ impl Repos {
             let note = |m: &str| notes.borrow_mut().push(m.to_string());
             let unchanged =
                 generation.is_some() && open.as_ref().is_some_and(|o| o.checked == generation);
+            // (Only when the tree changed: a warm call does not read the log.)
             let known = open
                 .as_ref()
+                .filter(|_| !unchanged)
                 .and_then(|o| repo.written_since(o.checked, generation));
             let opts = RefreshOptions {
                 config: &config,
