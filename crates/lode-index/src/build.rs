@@ -317,10 +317,15 @@ fn build_once(
                         )?;
                     }
                     Prepared::Index(pf) => {
-                        if let Some(m) = prev {
-                            pending = pending.saturating_sub(delete_file(tx, m.id, &mut postings)?);
-                        }
-                        let embedded = insert_indexed(tx, file, &pf, &mut postings)?;
+                        let embedded = match prev {
+                            Some(m) => {
+                                let (embedded, old_pending) =
+                                    replace_indexed(tx, file, m.id, &pf, &mut postings)?;
+                                pending = pending.saturating_sub(old_pending);
+                                embedded
+                            }
+                            None => insert_indexed(tx, file, &pf, &mut postings)?,
+                        };
                         if !embedded {
                             pending += pf.extract.chunks.len() as u64;
                         }
@@ -562,8 +567,9 @@ pub(crate) struct PreparedFile {
     pub(crate) extract: FileExtract,
     /// Per chunk, its terms by field.
     pub(crate) chunk_terms: Vec<ChunkTerms>,
-    /// The file's distinct terms, `\n`-separated: what its removal must touch.
-    file_terms: String,
+    /// Per chunk, the hash of what its postings and vector are made of (see
+    /// [`chunk_key`]).
+    keys: Vec<i64>,
     /// The chunks' vectors, stored form, concatenated in chunk order (an
     /// overlay's; a build embeds after its commit).
     pub(crate) vectors: Vec<u8>,
@@ -630,7 +636,7 @@ pub(crate) fn prepare_content(
     let extract = lode_parse::extract(lang, &text);
     let lines = lode_parse::LineIndex::new(&text).line_count();
     let path_tokens = tokens::index_text(path);
-    let chunk_terms: Vec<ChunkTerms> = extract
+    let (chunk_terms, keys): (Vec<ChunkTerms>, Vec<i64>) = extract
         .chunks
         .iter()
         .map(|c| {
@@ -640,9 +646,12 @@ pub(crate) fn prepare_content(
                 names.push(' ');
             }
             let body = &text[c.span.start_byte as usize..c.span.end_byte as usize];
-            ChunkTerms::from_text(&names, &path_tokens, body)
+            (
+                ChunkTerms::from_text(&names, &path_tokens, body),
+                chunk_key(&names, body),
+            )
         })
-        .collect();
+        .unzip();
     // (`embed::chunk_texts` rebuilds these from the index's rows: keep them alike.)
     let texts: Vec<String> = extract
         .chunks
@@ -662,53 +671,75 @@ pub(crate) fn prepare_content(
     let vectors = vectors.map_or_else(Vec::new, |v| {
         v.embed_documents(&texts.iter().map(String::as_str).collect::<Vec<_>>())
     });
-    let mut distinct: Vec<&str> = chunk_terms
-        .iter()
-        .flat_map(|c| c.terms.iter().map(|(t, _)| t.as_str()))
-        .collect();
-    distinct.sort_unstable();
-    distinct.dedup();
-    let file_terms = distinct.join("\n");
     Prepared::Index(Box::new(PreparedFile {
         hash,
         lang,
         lines,
         lossy,
         chunk_terms,
-        file_terms,
+        keys,
         vectors,
         extract,
     }))
 }
 
-/// Removes a file's rows; returns how many of its chunks had no vectors.
-fn delete_file(tx: &Transaction, id: i64, postings: &mut PendingPostings) -> rusqlite::Result<u64> {
-    let chunks: Vec<(i64, FieldCounts)> = tx
-        .prepare_cached("SELECT id, len_name, len_path, len_body FROM chunks WHERE file_id = ?1")?
-        .query_map([id], |r| {
-            let len = FieldCounts {
-                name: r.get(1)?,
-                path: r.get(2)?,
-                body: r.get(3)?,
-            };
-            Ok((r.get(0)?, len))
-        })?
-        .collect::<rusqlite::Result<_>>()?;
+/// What a chunk's postings and vector are made of — the names it defines
+/// and its body (the path is the file's) — hashed. An update keeps the id,
+/// and so the postings, of a chunk whose key is unchanged.
+fn chunk_key(names: &str, body: &str) -> i64 {
+    let mut h = blake3::Hasher::new();
+    h.update(names.as_bytes());
+    h.update(&[0]);
+    h.update(body.as_bytes());
+    i64::from_le_bytes(h.finalize().as_bytes()[..8].try_into().expect("8 bytes"))
+}
+
+/// A file's chunks as stored: id, key and field lengths, in id order.
+fn stored_chunks(tx: &Transaction, file_id: i64) -> rusqlite::Result<Vec<(i64, i64, FieldCounts)>> {
+    tx.prepare_cached(
+        "SELECT id, key, len_name, len_path, len_body FROM chunks WHERE file_id = ?1 ORDER BY id",
+    )?
+    .query_map([file_id], |r| {
+        let len = FieldCounts {
+            name: r.get(2)?,
+            path: r.get(3)?,
+            body: r.get(4)?,
+        };
+        Ok((r.get(0)?, r.get(1)?, len))
+    })?
+    .collect()
+}
+
+/// Drops a chunk's row, its terms row and (pending) its postings.
+fn remove_chunk(
+    tx: &Transaction,
+    (id, len): (i64, FieldCounts),
+    postings: &mut PendingPostings,
+) -> rusqlite::Result<()> {
     let terms: Option<Vec<u8>> = tx
-        .prepare_cached("SELECT terms FROM file_terms WHERE file_id = ?1")?
+        .prepare_cached("SELECT terms FROM chunk_terms WHERE chunk_id = ?1")?
         .query_row([id], |r| r.get(0))
         .optional()?;
-    let n_chunks = chunks.len() as u64;
-    postings.remove_file(chunks, &String::from_utf8_lossy(&terms.unwrap_or_default()));
+    postings.remove_chunk(
+        id,
+        len,
+        &String::from_utf8_lossy(&terms.unwrap_or_default()),
+    );
+    tx.prepare_cached("DELETE FROM chunk_terms WHERE chunk_id = ?1")?
+        .execute([id])?;
+    tx.prepare_cached("DELETE FROM chunks WHERE id = ?1")?
+        .execute([id])?;
+    Ok(())
+}
+
+/// Removes a file's rows; returns how many of its chunks had no vectors.
+fn delete_file(tx: &Transaction, id: i64, postings: &mut PendingPostings) -> rusqlite::Result<u64> {
+    let chunks = stored_chunks(tx, id)?;
+    for &(chunk, _, len) in &chunks {
+        remove_chunk(tx, (chunk, len), postings)?;
+    }
     let mut embedded = false;
-    for table in [
-        "chunks",
-        "symbols",
-        "calls",
-        "imports",
-        "vectors",
-        "file_terms",
-    ] {
+    for table in ["symbols", "calls", "imports", "vectors"] {
         let n = tx
             .prepare_cached(&format!("DELETE FROM {table} WHERE file_id = ?1"))?
             .execute([id])?;
@@ -716,7 +747,7 @@ fn delete_file(tx: &Transaction, id: i64, postings: &mut PendingPostings) -> rus
     }
     tx.prepare_cached("DELETE FROM files WHERE id = ?1")?
         .execute([id])?;
-    Ok(if embedded { 0 } else { n_chunks })
+    Ok(if embedded { 0 } else { chunks.len() as u64 })
 }
 
 fn insert_file_row(
@@ -765,6 +796,103 @@ fn insert_indexed(
         None,
         (pf.lossy, ex.had_parse_errors, ex.parse_failed),
     )?;
+    let sym_ids = insert_relations(tx, file_id, ex)?;
+    let mut chunk_ids: Vec<i64> = Vec::with_capacity(ex.chunks.len());
+    for i in 0..ex.chunks.len() {
+        chunk_ids.push(insert_chunk(tx, file_id, pf, i, &sym_ids, postings)?);
+    }
+    if pf.vectors.is_empty() || chunk_ids.is_empty() {
+        return Ok(false);
+    }
+    // (The file's old rows, vectors included, went with `delete_file`.)
+    crate::embed::insert_vector_row(tx, file_id, &chunk_ids, &pf.vectors)
+}
+
+/// Rewrites a changed file's rows under its id, keeping the id of every chunk
+/// whose key (names and body) is unchanged: its postings stay as they are, so
+/// an edit rewrites the postings of the chunks it touched, not of every term
+/// in the file. Returns whether the chunks' vectors were written (as
+/// [`insert_indexed`]) and how many of the old chunks had none.
+fn replace_indexed(
+    tx: &Transaction,
+    file: &WalkedFile,
+    file_id: i64,
+    pf: &PreparedFile,
+    postings: &mut PendingPostings,
+) -> rusqlite::Result<(bool, u64)> {
+    let ex = &pf.extract;
+    let old = stored_chunks(tx, file_id)?;
+    let mut had_vectors = false;
+    for table in ["symbols", "calls", "imports", "vectors"] {
+        let n = tx
+            .prepare_cached(&format!("DELETE FROM {table} WHERE file_id = ?1"))?
+            .execute([file_id])?;
+        had_vectors |= table == "vectors" && n > 0;
+    }
+    tx.prepare_cached(
+        "UPDATE files SET lang = ?2, size = ?3, mtime_ns = ?4, hash = ?5, lines = ?6, lossy = ?7, \
+         parse_errors = ?8, parse_failed = ?9, skip_reason = NULL WHERE id = ?1",
+    )?
+    .execute(params![
+        file_id,
+        pf.lang.as_str(),
+        file.size as i64,
+        file.mtime_ns,
+        &pf.hash[..],
+        pf.lines,
+        pf.lossy,
+        ex.had_parse_errors,
+        ex.parse_failed
+    ])?;
+    let sym_ids = insert_relations(tx, file_id, ex)?;
+    // Old chunks by key, each key's ids in order (identical chunks pair up in order).
+    let mut by_key: HashMap<i64, std::collections::VecDeque<usize>> = HashMap::new();
+    for (j, &(_, key, _)) in old.iter().enumerate() {
+        by_key.entry(key).or_default().push_back(j);
+    }
+    let mut kept = vec![false; old.len()];
+    let mut chunk_ids: Vec<i64> = Vec::with_capacity(ex.chunks.len());
+    for (i, c) in ex.chunks.iter().enumerate() {
+        let Some(j) = by_key.get_mut(&pf.keys[i]).and_then(|q| q.pop_front()) else {
+            chunk_ids.push(insert_chunk(tx, file_id, pf, i, &sym_ids, postings)?);
+            continue;
+        };
+        kept[j] = true;
+        let id = old[j].0;
+        tx.prepare_cached(
+            "UPDATE chunks SET kind = ?2, symbol = ?3, start_line = ?4, end_line = ?5, \
+             start_byte = ?6, end_byte = ?7 WHERE id = ?1",
+        )?
+        .execute(params![
+            id,
+            c.kind.as_str(),
+            c.symbol.map(|s| sym_ids[s as usize]),
+            c.span.start_line,
+            c.span.end_line,
+            c.span.start_byte,
+            c.span.end_byte
+        ])?;
+        chunk_ids.push(id);
+    }
+    for (&(id, _, len), kept) in old.iter().zip(&kept) {
+        if !kept {
+            remove_chunk(tx, (id, len), postings)?;
+        }
+    }
+    let old_pending = if had_vectors { 0 } else { old.len() as u64 };
+    if pf.vectors.is_empty() || chunk_ids.is_empty() {
+        return Ok((false, old_pending));
+    }
+    let embedded = crate::embed::insert_vector_row(tx, file_id, &chunk_ids, &pf.vectors)?;
+    Ok((embedded, old_pending))
+}
+
+/// Writes a file's symbols, calls and imports; returns the symbols' ids.
+fn insert_relations(
+    tx: &Transaction,
+    file_id: i64,
+    ex: &FileExtract,
+) -> rusqlite::Result<Vec<i64>> {
     let mut sym_ids: Vec<i64> = Vec::with_capacity(ex.symbols.len());
     let mut stmt = tx.prepare_cached(
         "INSERT INTO symbols(file_id, parent, name, kind, container, start_line, end_line, start_byte, end_byte, signature, doc) \
@@ -811,35 +939,42 @@ fn insert_indexed(
             i.span.start_line
         ])?;
     }
-    let mut chunk_stmt = tx.prepare_cached(
-        "INSERT INTO chunks(file_id, kind, symbol, start_line, end_line, start_byte, end_byte, len_name, len_path, len_body) \
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
-    )?;
-    let mut chunk_ids: Vec<i64> = Vec::with_capacity(ex.chunks.len());
-    for (c, terms) in ex.chunks.iter().zip(&pf.chunk_terms) {
-        chunk_stmt.execute(params![
-            file_id,
-            c.kind.as_str(),
-            c.symbol.map(|i| sym_ids[i as usize]),
-            c.span.start_line,
-            c.span.end_line,
-            c.span.start_byte,
-            c.span.end_byte,
-            terms.len.name,
-            terms.len.path,
-            terms.len.body
-        ])?;
-        let chunk_id = tx.last_insert_rowid();
-        postings.add_chunk(chunk_id, terms);
-        chunk_ids.push(chunk_id);
-    }
-    tx.prepare_cached("INSERT INTO file_terms(file_id, terms) VALUES (?1, ?2)")?
-        .execute(params![file_id, pf.file_terms.as_bytes()])?;
-    if pf.vectors.is_empty() || chunk_ids.is_empty() {
-        return Ok(false);
-    }
-    // (The file's old rows, vectors included, went with `delete_file`.)
-    crate::embed::insert_vector_row(tx, file_id, &chunk_ids, &pf.vectors)
+    Ok(sym_ids)
+}
+
+/// Writes chunk `i` of a prepared file with its terms; returns its new id
+/// (the highest yet, so new postings land in the last block).
+fn insert_chunk(
+    tx: &Transaction,
+    file_id: i64,
+    pf: &PreparedFile,
+    i: usize,
+    sym_ids: &[i64],
+    postings: &mut PendingPostings,
+) -> rusqlite::Result<i64> {
+    let (c, terms) = (&pf.extract.chunks[i], &pf.chunk_terms[i]);
+    tx.prepare_cached(
+        "INSERT INTO chunks(file_id, kind, symbol, start_line, end_line, start_byte, end_byte, len_name, len_path, len_body, key) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+    )?
+    .execute(params![
+        file_id,
+        c.kind.as_str(),
+        c.symbol.map(|s| sym_ids[s as usize]),
+        c.span.start_line,
+        c.span.end_line,
+        c.span.start_byte,
+        c.span.end_byte,
+        terms.len.name,
+        terms.len.path,
+        terms.len.body,
+        pf.keys[i]
+    ])?;
+    let id = tx.last_insert_rowid();
+    tx.prepare_cached("INSERT INTO chunk_terms(chunk_id, terms) VALUES (?1, ?2)")?
+        .execute(params![id, terms.joined().as_bytes()])?;
+    postings.add_chunk(id, terms);
+    Ok(id)
 }
 
 fn unix_now() -> u64 {

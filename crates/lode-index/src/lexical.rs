@@ -79,6 +79,18 @@ impl ChunkTerms {
         ChunkTerms { len, terms }
     }
 
+    /// The distinct terms, `\n`-separated (what `chunk_terms` stores).
+    pub fn joined(&self) -> String {
+        let mut out = String::new();
+        for (i, (t, _)) in self.terms.iter().enumerate() {
+            if i > 0 {
+                out.push('\n');
+            }
+            out.push_str(t);
+        }
+        out
+    }
+
     /// The chunk's tokens for text: the names it defines, the file path, its body.
     pub fn from_text(names: &str, path_tokens: &str, body: &str) -> ChunkTerms {
         ChunkTerms::new(
@@ -166,8 +178,8 @@ pub struct PendingPostings {
     delta: LengthSums,
     /// Chunks removed by this build: their postings are dropped.
     removed_chunks: HashSet<i64>,
-    /// Terms whose postings may hold removed chunks.
-    removed_terms: HashSet<String>,
+    /// Per term, the blocks holding removed chunks that contain it.
+    removed_blocks: HashMap<String, BTreeSet<i64>>,
 }
 
 impl PendingPostings {
@@ -182,22 +194,22 @@ impl PendingPostings {
         }
     }
 
-    /// Records a file's removal: its chunks (id and field lengths) and its distinct terms.
-    pub fn remove_file(
-        &mut self,
-        chunks: impl IntoIterator<Item = (i64, FieldCounts)>,
-        terms: &str,
-    ) {
-        for (id, len) in chunks {
-            self.removed_chunks.insert(id);
-            self.delta.add(&len, -1);
+    /// Records a chunk's removal: its id, field lengths and distinct terms
+    /// (`\n`-separated, as `chunk_terms` stores them).
+    pub fn remove_chunk(&mut self, id: i64, len: FieldCounts, terms: &str) {
+        self.removed_chunks.insert(id);
+        self.delta.add(&len, -1);
+        for t in terms.split('\n').filter(|t| !t.is_empty()) {
+            match self.removed_blocks.get_mut(t) {
+                Some(blocks) => {
+                    blocks.insert(block_of(id));
+                }
+                None => {
+                    self.removed_blocks
+                        .insert(t.to_string(), BTreeSet::from([block_of(id)]));
+                }
+            }
         }
-        self.removed_terms.extend(
-            terms
-                .split('\n')
-                .filter(|t| !t.is_empty())
-                .map(str::to_string),
-        );
     }
 
     /// What this build adds to the collection's chunk count and field lengths.
@@ -211,14 +223,13 @@ impl PendingPostings {
         let PendingPostings {
             mut map,
             removed_chunks,
-            removed_terms,
+            mut removed_blocks,
             delta: _,
         } = self;
-        let removed_blocks: BTreeSet<i64> = removed_chunks.iter().map(|&c| block_of(c)).collect();
         let mut affected: Vec<String> = map
             .keys()
             .cloned()
-            .chain(removed_terms.iter().cloned())
+            .chain(removed_blocks.keys().cloned())
             .collect();
         affected.sort();
         affected.dedup();
@@ -236,9 +247,7 @@ impl PendingPostings {
                 new_by_block.entry(block_of(p.chunk)).or_default().push(p);
             }
             let mut blocks: BTreeSet<i64> = new_by_block.keys().copied().collect();
-            if removed_terms.contains(&term) {
-                blocks.extend(removed_blocks.iter().copied());
-            }
+            blocks.extend(removed_blocks.remove(&term).unwrap_or_default());
             let mut stored: HashMap<i64, Vec<u8>> = HashMap::new();
             if blocks.len() > RANGE_READ_BLOCKS {
                 let rows = read_all.query_map([&term], |r| Ok((r.get::<_, i64>(0)?, r.get(1)?)))?;
@@ -469,13 +478,10 @@ mod tests {
         let tx = conn.transaction().unwrap();
         let mut pending = PendingPostings::default();
         for gone in [900..1200, 2700..3000, 5000..11000] {
-            let mut file_terms: Vec<String> = gone.clone().flat_map(terms_of).collect();
-            file_terms.sort();
-            file_terms.dedup();
-            let lens = gone
-                .clone()
-                .map(|c| (c, ChunkTerms::new(&terms_of(c).join(" "), "", "").len));
-            pending.remove_file(lens, &file_terms.join("\n"));
+            for c in gone.clone() {
+                let len = ChunkTerms::new(&terms_of(c).join(" "), "", "").len;
+                pending.remove_chunk(c, len, &terms_of(c).join("\n"));
+            }
             for set in expected.values_mut() {
                 set.retain(|c| !gone.contains(c));
             }

@@ -13,7 +13,7 @@ use rusqlite::config::DbConfig;
 use rusqlite::{Connection, OpenFlags, OptionalExtension, params};
 
 /// Bump when the schema changes; an index of another version is rebuilt.
-pub const SCHEMA_VERSION: u32 = 4;
+pub const SCHEMA_VERSION: u32 = 5;
 
 const SCHEMA: &str = r#"
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -30,9 +30,9 @@ CREATE TABLE files (
     parse_failed INTEGER NOT NULL,
     skip_reason TEXT
 );
--- A file's distinct terms (which postings its removal touches), apart from
--- `files` so that reading the manifest does not page through them.
-CREATE TABLE file_terms (file_id INTEGER PRIMARY KEY, terms BLOB NOT NULL);
+-- A chunk's distinct terms, `\n`-separated: which postings its removal
+-- touches (apart from `chunks`, which queries page through).
+CREATE TABLE chunk_terms (chunk_id INTEGER PRIMARY KEY, terms BLOB NOT NULL);
 CREATE TABLE symbols (
     id INTEGER PRIMARY KEY,
     file_id INTEGER NOT NULL,
@@ -77,7 +77,10 @@ CREATE TABLE chunks (
     end_byte INTEGER NOT NULL,
     len_name INTEGER NOT NULL,
     len_path INTEGER NOT NULL,
-    len_body INTEGER NOT NULL
+    len_body INTEGER NOT NULL,
+    -- What the chunk's postings and vector are made of (its names and body),
+    -- hashed: an update keeps the id of a chunk whose key is unchanged.
+    key INTEGER NOT NULL
 );
 CREATE INDEX chunks_file ON chunks(file_id);
 CREATE TABLE postings (term TEXT NOT NULL, block INTEGER NOT NULL, df INTEGER NOT NULL, data BLOB NOT NULL, PRIMARY KEY (term, block)) WITHOUT ROWID;
