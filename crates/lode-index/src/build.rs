@@ -13,7 +13,7 @@ use serde::Serialize;
 use crate::embed::{EmbedOptions, EmbedPhase, EmbedReport};
 use crate::lexical::{ChunkTerms, FieldCounts, LengthSums, PendingPostings};
 use crate::location::{IndexLocation, WriterLock};
-use crate::store::{ManifestEntry, SCHEMA_VERSION, Store};
+use crate::store::{Manifest, ManifestEntry, SCHEMA_VERSION, Store};
 use crate::tokens;
 use crate::vectors::{VectorChange, VectorSpec, Vectors};
 use crate::walk::{self, SkipReason, WalkReport, WalkedFile};
@@ -117,19 +117,26 @@ impl StatDiff<'_> {
     }
 }
 
-pub fn stat_diff<'a>(
-    walk: &'a WalkReport,
-    manifest: &HashMap<String, ManifestEntry>,
-) -> StatDiff<'a> {
+pub fn stat_diff<'a>(walk: &'a WalkReport, manifest: &Manifest) -> StatDiff<'a> {
+    let mut known = 0;
     let changed = walk
         .files
         .iter()
-        .filter(|f| {
-            manifest
-                .get(&f.path)
-                .is_none_or(|m| m.size != f.size || m.mtime_ns != f.mtime_ns)
+        .filter(|f| match manifest.get(&f.path) {
+            Some(m) => {
+                known += 1;
+                m.size != f.size || m.mtime_ns != f.mtime_ns
+            }
+            None => true,
         })
         .collect();
+    if known == manifest.len() {
+        // Every indexed path was walked (a walk lists a path once): none is gone.
+        return StatDiff {
+            changed,
+            deleted: Vec::new(),
+        };
+    }
     let present: std::collections::HashSet<&str> =
         walk.files.iter().map(|f| f.path.as_str()).collect();
     let mut deleted: Vec<(String, i64)> = manifest
@@ -275,7 +282,7 @@ fn build_once(
         scope.spawn(move || {
             for batch in changed.chunks(BATCH) {
                 let prepared: Vec<Prepared> =
-                    batch.par_iter().map(|f| prepare(f, manifest_ref.get(&f.path), selected_ref, vendored, inline)).collect();
+                    batch.par_iter().map(|f| prepare(&loc.root, f, manifest_ref.get(&f.path), selected_ref, vendored, inline)).collect();
                 if sender.send(prepared).is_err() {
                     break; // the writer stopped on an error
                 }
@@ -416,7 +423,7 @@ fn build_once(
 pub fn walk_for(
     root: &std::path::Path,
     store: &Store,
-    manifest: &HashMap<String, ManifestEntry>,
+    manifest: &Manifest,
     config: &Config,
 ) -> Result<WalkReport> {
     let basis = WalkBasis::load(store)?;
@@ -427,7 +434,7 @@ pub fn walk_for(
 pub fn walk_with(
     root: &std::path::Path,
     basis: Option<&WalkBasis>,
-    manifest: &HashMap<String, ManifestEntry>,
+    manifest: &Manifest,
     config: &Config,
 ) -> Result<WalkReport> {
     if let Some(basis) = basis
@@ -451,7 +458,7 @@ pub fn walk_with(
 pub fn walk_changed(
     root: &std::path::Path,
     basis: &WalkBasis,
-    manifest: &HashMap<String, ManifestEntry>,
+    manifest: &Manifest,
     changed: &[String],
     config: &Config,
 ) -> Option<WalkReport> {
@@ -587,13 +594,14 @@ pub(crate) enum Prepared {
 }
 
 fn prepare(
+    root: &std::path::Path,
     file: &WalkedFile,
     prev: Option<&ManifestEntry>,
     selected: &Option<Vec<Language>>,
     vendored: bool,
     inline: Option<&Vectors>,
 ) -> Prepared {
-    let Ok(bytes) = std::fs::read(&file.abs) else {
+    let Ok(bytes) = std::fs::read(root.join(&file.path)) else {
         return Prepared::Unreadable;
     };
     let hash: [u8; 32] = *blake3::hash(&bytes).as_bytes();

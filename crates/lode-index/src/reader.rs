@@ -648,13 +648,22 @@ pub(crate) fn stats(store: &Store, full: bool) -> Result<IndexStats> {
             .map(|n| n as u64)
             .map_err(err)
     };
+    // One pass over `files` for its four counts (a build reports them all).
+    let [files, lossy_utf8, parse_errors, parse_failed] = conn
+        .query_row(
+            "SELECT COALESCE(SUM(skip_reason IS NULL), 0), COALESCE(SUM(lossy = 1), 0), \
+             COALESCE(SUM(parse_errors = 1), 0), COALESCE(SUM(parse_failed = 1), 0) FROM files",
+            [],
+            |r| Ok([r.get::<_, i64>(0)?, r.get(1)?, r.get(2)?, r.get(3)?].map(|n| n as u64)),
+        )
+        .map_err(err)?;
     let mut s = IndexStats {
-        files: count("SELECT COUNT(*) FROM files WHERE skip_reason IS NULL")?,
+        files,
         chunks: count("SELECT COUNT(*) FROM chunks")?,
         symbols: count("SELECT COUNT(*) FROM symbols")?,
-        lossy_utf8: count("SELECT COUNT(*) FROM files WHERE lossy = 1")?,
-        parse_errors: count("SELECT COUNT(*) FROM files WHERE parse_errors = 1")?,
-        parse_failed: count("SELECT COUNT(*) FROM files WHERE parse_failed = 1")?,
+        lossy_utf8,
+        parse_errors,
+        parse_failed,
         ..IndexStats::default()
     };
     if full {

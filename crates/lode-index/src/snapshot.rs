@@ -27,7 +27,7 @@ use std::time::UNIX_EPOCH;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use crate::store::ManifestEntry;
+use crate::store::Manifest;
 use crate::walk::{SkipReason, WalkReport, WalkedFile};
 
 /// Modified this close to the walk (or after it), a timestamp proves nothing.
@@ -163,7 +163,7 @@ pub fn global_watch_list(root: &Path) -> Vec<PathBuf> {
 pub fn quick_walk(
     root: &Path,
     snapshot: &Snapshot,
-    manifest: &HashMap<String, ManifestEntry>,
+    manifest: &Manifest,
     max_file_size: u64,
     skipped: BTreeMap<SkipReason, u64>,
 ) -> Option<WalkReport> {
@@ -184,7 +184,6 @@ pub fn quick_walk(
             let (size, mtime_ns) = dir.stat(path)?;
             (size <= max_file_size).then(|| WalkedFile {
                 path: path.clone(),
-                abs: root.join(path),
                 size,
                 mtime_ns,
             })
@@ -216,7 +215,7 @@ fn watched_same(snapshot: &Snapshot) -> bool {
 pub fn changed_walk(
     root: &Path,
     snapshot: &Snapshot,
-    manifest: &HashMap<String, ManifestEntry>,
+    manifest: &Manifest,
     changed: &[String],
     max_file_size: u64,
     skipped: BTreeMap<SkipReason, u64>,
@@ -242,7 +241,6 @@ pub fn changed_walk(
                 .unwrap_or((m.size, m.mtime_ns));
             WalkedFile {
                 path: path.clone(),
-                abs: root.join(path),
                 size,
                 mtime_ns,
             }

@@ -92,6 +92,12 @@ CREATE TABLE vectors (file_id INTEGER PRIMARY KEY, ids BLOB NOT NULL, data BLOB 
 /// first connection reads to rebuild the log's index.
 pub const WAL_LIMIT_BYTES: u64 = 1 << 20;
 
+/// Every indexed file by path. Hashed with foldhash: building and probing
+/// it (a lookup per file of the tree on every refresh) spent half its time
+/// in the standard library's SipHash; lode's paths come from the tree it
+/// indexes, not from an adversary.
+pub type Manifest = HashMap<String, ManifestEntry, foldhash::fast::RandomState>;
+
 /// A file as the index last saw it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ManifestEntry {
@@ -194,7 +200,7 @@ impl Store {
     }
 
     /// Every indexed file by path.
-    pub fn manifest(&self) -> Result<HashMap<String, ManifestEntry>> {
+    pub fn manifest(&self) -> Result<Manifest> {
         let mut stmt = self
             .conn
             .prepare_cached("SELECT id, path, size, mtime_ns, hash FROM files")
@@ -217,7 +223,7 @@ impl Store {
                 ))
             })
             .map_err(|e| sql_err(&self.path, e))?;
-        rows.collect::<rusqlite::Result<HashMap<_, _>>>()
+        rows.collect::<rusqlite::Result<Manifest>>()
             .map_err(|e| sql_err(&self.path, e))
     }
 

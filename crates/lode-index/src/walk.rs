@@ -67,7 +67,6 @@ impl SkipReason {
 pub struct WalkedFile {
     /// Relative to the root, `/`-separated.
     pub path: String,
-    pub abs: PathBuf,
     pub size: u64,
     pub mtime_ns: i64,
 }
@@ -437,14 +436,13 @@ fn classify(result: Result<ignore::DirEntry, ignore::Error>, ctx: &EntryContext)
             .any(|d| abs.starts_with(d));
     let file = WalkedFile {
         path: rel,
-        abs,
         size: meta.len(),
         mtime_ns,
     };
     if !via_link {
         return Seen::File(file);
     }
-    let target = file.abs.canonicalize().ok().and_then(|t| {
+    let target = abs.canonicalize().ok().and_then(|t| {
         t.strip_prefix(ctx.root)
             .ok()
             .and_then(|r| r.to_str())

@@ -78,12 +78,7 @@ impl Fixture {
     }
 
     /// Builds with aged timestamps; the manifest and walk basis a reader keeps.
-    fn built_basis(
-        &self,
-    ) -> (
-        std::collections::HashMap<String, lode_index::ManifestEntry>,
-        lode_index::WalkBasis,
-    ) {
+    fn built_basis(&self) -> (lode_index::Manifest, lode_index::WalkBasis) {
         age(&self.root);
         self.build();
         let index = lode_index::Index::open(&self.loc).unwrap();

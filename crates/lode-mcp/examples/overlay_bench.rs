@@ -85,7 +85,7 @@ fn main() {
         .collect();
     let edited = &picked[0].path;
     let deleted = &picked[1].path;
-    let text = std::fs::read_to_string(&picked[0].abs).unwrap();
+    let text = std::fs::read_to_string(loc.root.join(&picked[0].path)).unwrap();
     let overlay = |salt: usize| {
         json!({
             edited.clone(): format!("{text}\n/// Probe {salt}.\npub fn overlay_probe_{salt}() -> usize {{ {salt} }}\n"),

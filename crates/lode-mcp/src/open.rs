@@ -11,10 +11,8 @@
 //! changed, otherwise `lode_index::refresh` updates the index and the query
 //! runs again. So a warm call costs the longer of the two, not their sum.
 
-use std::collections::HashMap;
-
 use lode_core::{Config, Result};
-use lode_index::{Index, IndexLocation, ManifestEntry, RefreshOptions, WalkBasis, WalkReport};
+use lode_index::{Index, IndexLocation, RefreshOptions, WalkBasis, WalkReport};
 
 pub(crate) struct OpenIndex {
     index: Index,
@@ -22,7 +20,7 @@ pub(crate) struct OpenIndex {
     /// (another lode process, or a refresh of ours) changes it.
     data_version: i64,
     fingerprint: Option<String>,
-    manifest: HashMap<String, ManifestEntry>,
+    manifest: lode_index::Manifest,
     walk_basis: Option<WalkBasis>,
     /// The watch generation at which the tree was last found to match this
     /// index (see `crate::watch`); `None`: not known to match.
