@@ -81,15 +81,10 @@ fn doctor_names_the_file_that_set_each_value() {
 #[test]
 fn doctor_reports_backends_that_fall_back() {
     let repo = Repo::fixture("shop");
-    // A loopback port nothing listens on.
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
+    let url = lode_http::test_server::refused_url();
     user_config(
         &repo,
-        &format!("[gather]\ndecision = \"endpoint\"\nendpoint = \"http://127.0.0.1:{port}\"\n"),
+        &format!("[gather]\ndecision = \"endpoint\"\nendpoint = \"{url}\"\n"),
     );
     let v = repo.json(&["doctor"]);
     let g = backend(&v, "gather decision model");

@@ -13,8 +13,8 @@
 //!   rows, L2 normalization, exactly as Python's `model2vec` computes it.
 //! - [`RemoteEmbedder`]: an embedding server, OpenAI-compatible (`/v1/embeddings`) or
 //!   Ollama (`/api/embed`), with batches, bounded retries, a deadline per call and
-//!   capped replies ([`remote`] says exactly); [`RemoteEmbedder::connect`] probes it
-//!   for its dimension.
+//!   capped replies ([`remote`] says exactly; the HTTP itself is `lode_http`'s);
+//!   [`RemoteEmbedder::connect`] probes it for its dimension.
 //! - [`HubModel`]: a model2vec model named `hf:ORG/NAME`, downloaded once into a
 //!   directory that [`StaticModel::from_dir`] then reads.
 //! - [`vectors`]: storage encodings ([`VectorEncoding`]: f32, int8, binary) and their

@@ -10,14 +10,15 @@
 //! … at most [`RemoteOptions::attempts`] tries); a timeout, another status or an
 //! unusable reply is not. Redirects are not followed (the request and its key
 //! must not reach another host) and replies are read to at most
-//! [`MAX_REPLY_BYTES`]. Vectors are L2-normalised, as the stored encodings'
-//! kernels expect.
+//! [`MAX_REPLY_BYTES`]; that HTTP policy is `lode_http::JsonClient`'s.
+//! Vectors are L2-normalised, as the stored encodings' kernels expect.
 //!
 //! The URL is not vetted here: this crate knows no policy. Callers check it
 //! first (`lode_core::endpoint::check_endpoint`).
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
+use lode_http::{Deadline, JsonClient};
 use serde_json::{Value, json};
 
 use crate::{Embedder, Error, Result};
@@ -49,16 +50,7 @@ impl Protocol {
     /// The request URL for a configured base URL; a full URL (ending in the
     /// API path) is kept as it is.
     pub fn url(self, endpoint: &str) -> std::result::Result<String, String> {
-        let e = endpoint.trim();
-        let lower = e.to_ascii_lowercase();
-        let rest = lower
-            .strip_prefix("http://")
-            .or_else(|| lower.strip_prefix("https://"))
-            .ok_or_else(|| format!("embed.endpoint must be an http or https URL, not {e:?}"))?;
-        if rest.is_empty() || rest.starts_with('/') {
-            return Err(format!("embed.endpoint has no host: {e:?}"));
-        }
-        let base = e.trim_end_matches('/');
+        let base = lode_http::base_url(endpoint, "embed.endpoint")?;
         Ok(match self {
             Protocol::OpenAi if base.ends_with("/embeddings") => base.to_string(),
             Protocol::OpenAi if base.ends_with("/v1") => format!("{base}/embeddings"),
@@ -105,26 +97,19 @@ impl RemoteOptions {
 /// An embedding server in use (see the module doc).
 pub struct RemoteEmbedder {
     opts: RemoteOptions,
-    url: String,
     id: String,
     dim: usize,
-    agent: ureq::Agent,
+    client: JsonClient,
 }
 
 impl std::fmt::Debug for RemoteEmbedder {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("RemoteEmbedder")
-            .field("url", &self.url)
+            .field("url", &self.client.url())
             .field("id", &self.id)
             .field("dim", &self.dim)
             .finish()
     }
-}
-
-/// Why one request failed, and whether trying again may help.
-struct Failure {
-    reason: String,
-    retry: bool,
 }
 
 impl RemoteEmbedder {
@@ -137,21 +122,17 @@ impl RemoteEmbedder {
                 url: opts.endpoint.clone(),
                 reason,
             })?;
-        let agent: ureq::Agent = ureq::Agent::config_builder()
-            // Another host must not receive the texts (and the key): no redirects.
-            .max_redirects(0)
-            .http_status_as_error(false)
-            .user_agent(concat!("lode/", env!("CARGO_PKG_VERSION")))
-            .build()
-            .into();
+        let mut client = JsonClient::new(url, MAX_REPLY_BYTES);
+        if let Some(var) = &opts.api_key_env {
+            client = client.bearer_key_env(var, "embed.api_key_env");
+        }
         let mut embedder = RemoteEmbedder {
             id: format!("{}:{}", opts.protocol.name(), opts.model),
             opts,
-            url,
             dim: 0,
-            agent,
+            client,
         };
-        let deadline = Instant::now() + embedder.opts.deadline;
+        let deadline = Deadline::after(embedder.opts.deadline);
         let probe = embedder.request(&["lode"], deadline)?;
         let dim = probe.first().map_or(0, Vec::len);
         if dim == 0 || dim > MAX_DIM {
@@ -165,7 +146,7 @@ impl RemoteEmbedder {
 
     /// The URL requests go to.
     pub fn url(&self) -> &str {
-        &self.url
+        self.client.url()
     }
 
     pub fn options(&self) -> &RemoteOptions {
@@ -174,76 +155,19 @@ impl RemoteEmbedder {
 
     fn error(&self, reason: String) -> Error {
         Error::Remote {
-            url: self.url.clone(),
+            url: self.client.url().to_string(),
             reason,
         }
     }
 
     /// One batch, retried as the module doc says; one vector per text.
-    fn request(&self, texts: &[&str], deadline: Instant) -> Result<Vec<Vec<f32>>> {
+    fn request(&self, texts: &[&str], deadline: Deadline) -> Result<Vec<Vec<f32>>> {
         let body = json!({ "model": self.opts.model, "input": texts }).to_string();
-        let mut backoff = Duration::from_millis(100);
-        let mut attempt = 1;
-        loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            if left.is_zero() {
-                return Err(self.error(format!(
-                    "no answer within the deadline of {} ms",
-                    self.opts.deadline.as_millis()
-                )));
-            }
-            match self.send(&body, left) {
-                Ok(reply) => return self.parse(&reply, texts.len()),
-                Err(f) if f.retry && attempt < self.opts.attempts.max(1) => {
-                    let left = deadline.saturating_duration_since(Instant::now());
-                    std::thread::sleep(backoff.min(left));
-                    backoff = (backoff * 2).min(Duration::from_secs(2));
-                    attempt += 1;
-                }
-                Err(f) if f.retry => {
-                    return Err(self.error(format!("{} (after {attempt} tries)", f.reason)));
-                }
-                Err(f) => return Err(self.error(f.reason)),
-            }
-        }
-    }
-
-    fn send(&self, body: &str, timeout: Duration) -> std::result::Result<String, Failure> {
-        let mut req = self
-            .agent
-            .post(&self.url)
-            .config()
-            .timeout_global(Some(timeout))
-            .build()
-            .header("Content-Type", "application/json");
-        if let Some(var) = &self.opts.api_key_env {
-            let key = std::env::var(var)
-                .ok()
-                .filter(|k| !k.is_empty())
-                .ok_or_else(|| Failure {
-                    reason: format!("${var} (embed.api_key_env) is not set"),
-                    retry: false,
-                })?;
-            req = req.header("Authorization", &format!("Bearer {key}"));
-        }
-        let mut resp = req.send(body).map_err(transport)?;
-        let status = resp.status().as_u16();
-        if !(200..300).contains(&status) {
-            let why = if (300..400).contains(&status) {
-                " (redirects are not followed)"
-            } else {
-                ""
-            };
-            return Err(Failure {
-                reason: format!("HTTP {status}{why}"),
-                retry: status == 429 || status >= 500,
-            });
-        }
-        resp.body_mut()
-            .with_config()
-            .limit(MAX_REPLY_BYTES)
-            .read_to_string()
-            .map_err(transport)
+        let reply = self
+            .client
+            .post_retrying(&body, deadline, self.opts.attempts)
+            .map_err(|gave_up| self.error(gave_up.to_string()))?;
+        self.parse(&reply, texts.len())
     }
 
     /// The vectors of a reply, normalised, checked for count and dimension.
@@ -309,27 +233,6 @@ impl RemoteEmbedder {
     }
 }
 
-fn transport(e: ureq::Error) -> Failure {
-    match e {
-        ureq::Error::Timeout(_) => Failure {
-            reason: "timed out".into(),
-            retry: false,
-        },
-        ureq::Error::Io(io) if io.kind() == std::io::ErrorKind::TimedOut => Failure {
-            reason: "timed out".into(),
-            retry: false,
-        },
-        ureq::Error::BodyExceedsLimit(n) => Failure {
-            reason: format!("reply over {n} bytes"),
-            retry: false,
-        },
-        other => Failure {
-            reason: other.to_string(),
-            retry: true,
-        },
-    }
-}
-
 fn normalize(v: &mut [f32]) {
     let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
     if norm > 0.0 {
@@ -349,7 +252,7 @@ impl Embedder for RemoteEmbedder {
     }
 
     fn embed_into(&self, texts: &[&str], out: &mut Vec<f32>) -> Result<()> {
-        let deadline = Instant::now() + self.opts.deadline;
+        let deadline = Deadline::after(self.opts.deadline);
         out.reserve(texts.len() * self.dim);
         for batch in texts.chunks(self.opts.batch_size.max(1)) {
             for row in self.request(batch, deadline)? {

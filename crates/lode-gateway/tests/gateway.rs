@@ -36,8 +36,11 @@ fn main() -> ExitCode {
         test!(a_crashed_server_is_restarted_and_its_tools_come_back),
         test!(a_restarted_server_that_lists_a_tool_differently_has_it_retired),
         test!(restarts_stop_after_max_restarts),
+        test!(a_restart_that_fails_is_tried_again_after_a_longer_backoff),
+        test!(a_server_that_cannot_be_started_again_is_given_up_and_the_others_serve_on),
         test!(the_turn_log_has_a_line_per_ended_turn_and_no_query_text),
         test!(a_turn_log_that_cannot_be_opened_leaves_the_gateway_serving),
+        test!(a_turn_log_that_cannot_be_written_leaves_the_gateway_serving),
         test!(a_direct_tool_no_server_has_is_a_config_error),
     ])
 }
@@ -642,6 +645,138 @@ async fn restarts_stop_after_max_restarts() {
     hub.shutdown(Duration::from_secs(3)).await;
 }
 
+async fn a_restart_that_fails_is_tried_again_after_a_longer_backoff() {
+    let dir = tempfile::tempdir().unwrap();
+    let starts = dir.path().join("starts");
+    let starts_file = starts.to_str().unwrap();
+    // The first restart exits before `initialize`; the second comes up.
+    let flags = [
+        "--crash-after",
+        "1",
+        "--starts-file",
+        starts_file,
+        "--fail-restarts",
+        "1",
+    ];
+    let servers = vec![
+        fake("files", "files", &[]),
+        fake("weather", "weather", &flags),
+    ];
+    let mut config = config(servers, &["files__read_file", "weather__get_alerts"]);
+    config.max_restarts = 3;
+    let hub = Hub::start(&config).await.unwrap();
+    let c = connect(&hub).await;
+    let args = json!({"state": "CA"});
+    assert!(!is_error(
+        &c.call("weather__get_alerts", args.clone()).await
+    ));
+    let r = c.call("weather__get_alerts", args.clone()).await;
+    assert!(text(&r).contains("unavailable"), "{}", text(&r));
+    let crashed = Instant::now();
+
+    // The failed attempt counts, and the server stays down meanwhile.
+    assert!(
+        until(&hub, |s| s[1].restarts >= 1).await,
+        "{:?}",
+        hub.servers()
+    );
+    let status = hub.servers();
+    assert_eq!(status[1].restarts, 1, "{status:?}");
+    assert!(status[1].unavailable.is_some(), "{status:?}");
+    let r = c.call("weather__get_alerts", args.clone()).await;
+    assert!(
+        is_error(&r) && text(&r).contains(r#"server "weather" is unavailable"#),
+        "{}",
+        text(&r)
+    );
+    assert!(!is_error(
+        &c.call("files__read_file", json!({"path": "a"})).await
+    ));
+
+    // The second attempt waits twice as long (0.5 s, then 1 s) and succeeds.
+    assert!(
+        until(&hub, |s| s[1].unavailable.is_none()).await,
+        "{:?}",
+        hub.servers()
+    );
+    let took = crashed.elapsed();
+    assert!(took >= Duration::from_millis(1_500), "{took:?}");
+    let status = hub.servers();
+    assert_eq!(status[1].restarts, 2, "{status:?}");
+    assert!(status[1].retired.is_empty(), "{status:?}");
+    assert_eq!(std::fs::read_to_string(&starts).unwrap().lines().count(), 3);
+    assert_eq!(
+        c.names().await,
+        ["tool_search", "files__read_file", "weather__get_alerts"]
+    );
+    let r = c.call("weather__get_alerts", args.clone()).await;
+    assert_eq!(
+        echo(&r),
+        json!({"server": "weather", "tool": "get_alerts", "arguments": args})
+    );
+    hub.shutdown(Duration::from_secs(3)).await;
+}
+
+async fn a_server_that_cannot_be_started_again_is_given_up_and_the_others_serve_on() {
+    // The server's command is a link to this binary, removed once it runs:
+    // every restart fails to spawn.
+    let dir = tempfile::tempdir().unwrap();
+    let link = dir.path().join("weather-server");
+    std::os::unix::fs::symlink(std::env::current_exe().unwrap(), &link).unwrap();
+    let mut weather = fake("weather", "weather", &["--crash-after", "0"]);
+    weather.command = link.display().to_string();
+    let servers = vec![fake("files", "files", &[]), weather];
+    let mut config = config(servers, &["files__read_file", "weather__get_alerts"]);
+    config.max_restarts = 2;
+    let hub = Hub::start(&config).await.unwrap();
+    std::fs::remove_file(&link).unwrap();
+    let c = connect(&hub).await;
+    let args = json!({"state": "CA"});
+    let r = c.call("weather__get_alerts", args.clone()).await;
+    assert!(text(&r).contains("unavailable"), "{}", text(&r));
+    let crashed = Instant::now();
+
+    // Two attempts, 0.5 s and then 1 s apart, both failing.
+    assert!(
+        until(&hub, |s| s[1].restarts >= 1).await,
+        "{:?}",
+        hub.servers()
+    );
+    assert!(!is_error(
+        &c.call("files__read_file", json!({"path": "a"})).await
+    ));
+    assert!(
+        until(&hub, |s| s[1].restarts >= 2).await,
+        "{:?}",
+        hub.servers()
+    );
+    let took = crashed.elapsed();
+    assert!(took >= Duration::from_millis(1_500), "{took:?}");
+
+    // Past the backoff a third attempt would have come (2 s): none does.
+    tokio::time::sleep(Duration::from_millis(2_500)).await;
+    let status = hub.servers();
+    assert_eq!(status[1].restarts, 2, "{status:?}");
+    assert!(status[1].unavailable.is_some(), "{status:?}");
+    assert_eq!(status[0].unavailable, None, "{status:?}");
+    let r = c.call("weather__get_alerts", args.clone()).await;
+    assert!(
+        is_error(&r) && text(&r).contains(r#"server "weather" is unavailable"#),
+        "{}",
+        text(&r)
+    );
+    let tools = c.list().await;
+    let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
+    assert_eq!(names, ["tool_search", "files__read_file"]);
+    let d = search_description(&tools);
+    assert!(d.ends_with("Unavailable servers: weather."), "{d}");
+    assert!(!d.contains("weather__"), "{d}");
+    assert!(!is_error(
+        &c.call("files__read_file", json!({"path": "b"})).await
+    ));
+    hub.shutdown(Duration::from_secs(3)).await;
+}
+
 async fn the_turn_log_has_a_line_per_ended_turn_and_no_query_text() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("turns.jsonl");
@@ -724,4 +859,49 @@ async fn a_turn_log_that_cannot_be_opened_leaves_the_gateway_serving() {
     c.list_in(Some("t2")).await;
     assert!(!path.exists());
     hub.shutdown(Duration::from_secs(3)).await;
+}
+
+async fn a_turn_log_that_cannot_be_written_leaves_the_gateway_serving() {
+    // /dev/full opens for appending, and every write fails with ENOSPC.
+    let mut config = config(vec![fake("issues", "issues", &[])], &[]);
+    config.telemetry_file = Some("/dev/full".into());
+    let hub = Hub::start(&config).await.unwrap();
+    // A panic in a request handler would leave its request unanswered.
+    let served = tokio::time::timeout(Duration::from_secs(20), turns_with_a_full_turn_log(&hub));
+    assert!(served.await.is_ok(), "the gateway stopped answering");
+    assert!(hub.servers()[0].unavailable.is_none());
+    hub.shutdown(Duration::from_secs(3)).await;
+}
+
+async fn turns_with_a_full_turn_log(hub: &Arc<Hub>) {
+    let c = connect(hub).await;
+    let args = json!({"owner": "o", "repo": "r", "title": "x"});
+    // Each new turn id ends a turn that searched and called: a failed write each.
+    for turn in ["t1", "t2", "t3"] {
+        let r = c
+            .call_in(
+                Some(turn),
+                "tool_search",
+                json!({"query": "create an issue", "limit": 1}),
+            )
+            .await;
+        assert_eq!(text(&r), r#"{"activated":["issues__create_issue"]}"#);
+        c.list_in(Some(turn)).await;
+        let r = c
+            .call_in(Some(turn), "issues__create_issue", args.clone())
+            .await;
+        assert_eq!(
+            echo(&r),
+            json!({"server": "issues", "tool": "create_issue", "arguments": args})
+        );
+    }
+    // The session's end writes its last turn: it fails as quietly.
+    let Conn {
+        client, gateway, ..
+    } = c;
+    client.cancel().await.unwrap();
+    drop(gateway);
+    let c = connect(hub).await;
+    let r = c.call("tool_search", json!({"query": "list issues", "limit": 1}));
+    assert!(!is_error(&r.await));
 }

@@ -2,7 +2,8 @@
 //!
 //! One POST to `<endpoint>/v1/chat/completions` per round, with a timeout of
 //! the time left before the deadline, no redirects, and the reply read to at
-//! most [`MAX_REPLY_BYTES`]. The reply's message must hold one JSON object
+//! most [`MAX_REPLY_BYTES`] (`lode_http::JsonClient`); no retry, the round's
+//! deadline leaves no time for one. The reply's message must hold one JSON object
 //! `{"keep": [ids], "expand": [ids], "stop": bool}` (code fences and text
 //! around it are tolerated). The request carries repository text and the
 //! trace, so it is never logged; errors name a status or a cause, never a body.
@@ -10,6 +11,7 @@
 use std::fmt::Write;
 use std::time::Duration;
 
+use lode_http::JsonClient;
 use serde_json::{Value, json};
 
 use crate::decide::{Decision, DecisionModel, ModelError, Request};
@@ -28,10 +30,8 @@ stop: true when what is kept is enough. Use only ids from the frontier.";
 
 /// An OpenAI-compatible chat completions endpoint.
 pub struct Endpoint {
-    url: String,
     model: Option<String>,
-    api_key_env: Option<String>,
-    agent: ureq::Agent,
+    client: JsonClient,
 }
 
 impl Endpoint {
@@ -43,75 +43,36 @@ impl Endpoint {
         model: Option<&str>,
         api_key_env: Option<&str>,
     ) -> Result<Endpoint, String> {
-        let url = completions_url(endpoint)?;
-        let agent: ureq::Agent = ureq::Agent::config_builder()
-            // Another host must not receive the request (and its key): no redirects.
-            .max_redirects(0)
-            .http_status_as_error(false)
-            .user_agent(format!("lode/{}", lode_core::LODE_VERSION))
-            .build()
-            .into();
+        let mut client = JsonClient::new(completions_url(endpoint)?, MAX_REPLY_BYTES);
+        if let Some(var) = api_key_env {
+            client = client.bearer_key_env(var, "api_key_env");
+        }
         Ok(Endpoint {
-            url,
             model: model.map(str::to_string),
-            api_key_env: api_key_env.map(str::to_string),
-            agent,
+            client,
         })
     }
 
     pub fn url(&self) -> &str {
-        &self.url
+        self.client.url()
     }
 
     fn call(&self, body: &Value, timeout: Duration) -> Result<String, ModelError> {
-        let mut req = self
-            .agent
-            .post(&self.url)
-            .config()
-            .timeout_global(Some(timeout))
-            .build()
-            .header("Content-Type", "application/json");
-        if let Some(var) = &self.api_key_env {
-            let key = std::env::var(var)
-                .ok()
-                .filter(|k| !k.is_empty())
-                .ok_or_else(|| ModelError::Failed(format!("${var} (api_key_env) is not set")))?;
-            req = req.header("Authorization", &format!("Bearer {key}"));
-        }
-        let mut resp = req.send(body.to_string()).map_err(http_error)?;
-        let status = resp.status().as_u16();
-        if !(200..300).contains(&status) {
-            return Err(ModelError::Failed(format!("HTTP {status}")));
-        }
-        resp.body_mut()
-            .with_config()
-            .limit(MAX_REPLY_BYTES)
-            .read_to_string()
-            .map_err(http_error)
-    }
-}
-
-fn http_error(e: ureq::Error) -> ModelError {
-    match e {
-        ureq::Error::Timeout(_) => ModelError::Timeout,
-        ureq::Error::Io(io) if io.kind() == std::io::ErrorKind::TimedOut => ModelError::Timeout,
-        ureq::Error::BodyExceedsLimit(n) => ModelError::Failed(format!("reply over {n} bytes")),
-        other => ModelError::Failed(other.to_string()),
+        self.client
+            .post(&body.to_string(), timeout)
+            .map_err(|e| match e {
+                lode_http::Error::Timeout => ModelError::Timeout,
+                // Plain `HTTP <status>`, a 3xx included: the gather fallback
+                // messages kept their wording when the client moved to lode-http.
+                lode_http::Error::Status(status) => ModelError::Failed(format!("HTTP {status}")),
+                other => ModelError::Failed(other.to_string()),
+            })
     }
 }
 
 /// The chat completions URL for a configured endpoint.
 pub fn completions_url(endpoint: &str) -> Result<String, String> {
-    let e = endpoint.trim();
-    let lower = e.to_ascii_lowercase();
-    let rest = lower
-        .strip_prefix("http://")
-        .or_else(|| lower.strip_prefix("https://"))
-        .ok_or_else(|| format!("gather.endpoint must be an http or https URL, not {e:?}"))?;
-    if rest.is_empty() || rest.starts_with('/') {
-        return Err(format!("gather.endpoint has no host: {e:?}"));
-    }
-    let base = e.trim_end_matches('/');
+    let base = lode_http::base_url(endpoint, "gather.endpoint")?;
     Ok(if base.ends_with("/chat/completions") {
         base.to_string()
     } else if base.ends_with("/v1") {
@@ -203,7 +164,7 @@ impl DecisionModel for Endpoint {
     }
 
     fn cache_identity(&self) -> String {
-        format!("endpoint {} {:?}", self.url, self.model)
+        format!("endpoint {} {:?}", self.url(), self.model)
     }
 
     fn decide(&self, request: &Request, timeout: Duration) -> Result<Decision, ModelError> {

@@ -14,7 +14,7 @@
 //!   answer is a [`Gathered`]: the kept nodes with bodies cut to a token
 //!   budget, and counts for the footer. Backends: [`Deterministic`] (seed
 //!   order, hop distance, search score, centrality) and [`Endpoint`] (an
-//!   OpenAI-compatible chat server). A model that times out, fails, answers
+//!   OpenAI-compatible chat server, reached with `lode_http::JsonClient`). A model that times out, fails, answers
 //!   other than JSON or names unknown ids costs one round its say: that
 //!   round uses the deterministic order and the footer names the fallback.
 //! - [`ask()`] (`lode ask`) re-ranks the hits by a blend of their search score

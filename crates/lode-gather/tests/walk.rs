@@ -314,12 +314,8 @@ fn a_failing_endpoint_falls_back() {
     // Nothing listens: connection refused.
     let f = Fixture::chain();
     let index = f.index();
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let e = Endpoint::new(&format!("http://127.0.0.1:{port}"), None, None).unwrap();
+    let url = lode_http::test_server::refused_url();
+    let e = Endpoint::new(&url, None, None).unwrap();
     let g = run(&Gatherer::new(Arc::new(e), limits()), &index, QUERY);
     assert!(
         g.fallback.iter().all(|k| *k == "error") && !g.fallback.is_empty(),

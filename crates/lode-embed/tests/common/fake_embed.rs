@@ -1,16 +1,13 @@
-//! A fake embedding server for tests: a local HTTP server on 127.0.0.1:0,
-//! one thread per connection, answering each request with what a closure
-//! says. Shared by lode-embed's, lode-index's and lode-cli's tests
-//! (`#[path]`-included), so it depends on `serde_json` only.
+//! A fake embedding server for tests, on `lode_http::test_server`: each
+//! request is answered with what a closure says. Shared by lode-embed's,
+//! lode-mcp's and lode-cli's tests (`#[path]`-included), so it depends on
+//! `serde_json` and `lode-http` (feature `test-server`) only.
 
 #![allow(dead_code)]
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{TcpListener, TcpStream};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use lode_http::test_server::{self, Response, TestServer};
 use serde_json::{Value, json};
 
 /// What the fake does with one request.
@@ -36,6 +33,14 @@ pub struct Request {
 }
 
 impl Request {
+    fn of(r: &test_server::Request) -> Request {
+        Request {
+            n: r.n,
+            path: r.path.clone(),
+            body: serde_json::from_slice(&r.body).unwrap_or_default(),
+        }
+    }
+
     /// The texts to embed.
     pub fn inputs(&self) -> Vec<String> {
         match &self.body["input"] {
@@ -54,52 +59,46 @@ pub type Seen = (String, Value, Vec<String>);
 
 pub struct Fake {
     pub url: String,
-    requests: Arc<AtomicUsize>,
-    seen: Arc<Mutex<Vec<Seen>>>,
+    server: TestServer,
 }
 
 impl Fake {
     /// Serves until the test process ends.
     pub fn start(handler: impl Fn(&Request) -> Reply + Send + Sync + 'static) -> Fake {
-        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-        let url = format!("http://{}", listener.local_addr().unwrap());
-        let requests = Arc::new(AtomicUsize::new(0));
-        let seen = Arc::new(Mutex::new(Vec::new()));
-        let handler = Arc::new(handler);
-        let (r, s) = (requests.clone(), seen.clone());
-        std::thread::spawn(move || {
-            for stream in listener.incoming() {
-                let Ok(stream) = stream else { continue };
-                let (handler, r, s) = (handler.clone(), r.clone(), s.clone());
-                std::thread::spawn(move || serve(stream, &*handler, &r, &s));
+        let server = TestServer::start(move |r| {
+            let request = Request::of(r);
+            match handler(&request) {
+                Reply::Embed(dim) => Response::json(200, embeddings(&request, dim).to_string()),
+                Reply::Raw(status, text) => Response::json(status, text),
+                Reply::Hang(d) => Response::Hang(d),
+                Reply::Bytes(bytes) => Response::bytes(bytes),
+                Reply::Truncated(bytes) => Response::Truncated(bytes),
             }
         });
         Fake {
-            url,
-            requests,
-            seen,
+            url: server.url.clone(),
+            server,
         }
     }
 
     /// Requests received so far.
     pub fn requests(&self) -> usize {
-        self.requests.load(Ordering::SeqCst)
+        self.server.requests()
     }
 
     /// (path, body, header lines) of each request received so far.
     pub fn seen(&self) -> Vec<Seen> {
-        self.seen.lock().unwrap().clone()
+        self.server
+            .seen()
+            .iter()
+            .map(|r| (r.path.clone(), Request::of(r).body, r.headers.clone()))
+            .collect()
     }
 }
 
 /// A loopback URL nothing listens on.
 pub fn refused_url() -> String {
-    let port = TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    format!("http://127.0.0.1:{port}")
+    test_server::refused_url()
 }
 
 /// A deterministic vector for a text: its bytes spread over `dim` slots.
@@ -120,94 +119,19 @@ pub fn vector(text: &str, dim: usize) -> Vec<f32> {
     v
 }
 
-fn serve(
-    stream: TcpStream,
-    handler: &(dyn Fn(&Request) -> Reply + Send + Sync),
-    requests: &AtomicUsize,
-    seen: &Mutex<Vec<Seen>>,
-) {
-    let mut reader = BufReader::new(stream.try_clone().unwrap());
-    let mut length = 0usize;
-    let mut lines = Vec::new();
-    loop {
-        let mut line = String::new();
-        if reader.read_line(&mut line).unwrap_or(0) == 0 {
-            return;
-        }
-        let line = line.trim_end();
-        if line.is_empty() {
-            break;
-        }
-        lines.push(line.to_string());
-        if let Some((k, v)) = line.split_once(':')
-            && k.eq_ignore_ascii_case("content-length")
-        {
-            length = v.trim().parse().unwrap_or(0);
-        }
+/// The reply to an embedding request, in the shape of its path.
+fn embeddings(request: &Request, dim: usize) -> Value {
+    let vectors: Vec<Vec<f32>> = request.inputs().iter().map(|t| vector(t, dim)).collect();
+    if request.path.ends_with("/api/embed") {
+        json!({ "model": request.body["model"], "embeddings": vectors })
+    } else {
+        // Reversed with explicit indexes: the client must order by `index`.
+        let data: Vec<Value> = vectors
+            .iter()
+            .enumerate()
+            .rev()
+            .map(|(i, v)| json!({"object": "embedding", "index": i, "embedding": v}))
+            .collect();
+        json!({ "object": "list", "data": data, "model": request.body["model"] })
     }
-    let path = lines
-        .first()
-        .and_then(|l| l.split_whitespace().nth(1))
-        .unwrap_or("")
-        .to_string();
-    let mut body = vec![0u8; length];
-    if reader.read_exact(&mut body).is_err() {
-        return;
-    }
-    let body: Value = serde_json::from_slice(&body).unwrap_or_default();
-    let n = requests.fetch_add(1, Ordering::SeqCst);
-    seen.lock()
-        .unwrap()
-        .push((path.clone(), body.clone(), lines));
-    let request = Request { n, path, body };
-    let mut stream = stream;
-    let (status, text) = match handler(&request) {
-        Reply::Hang(d) => {
-            std::thread::sleep(d);
-            return;
-        }
-        Reply::Bytes(bytes) => {
-            let _ = write!(
-                stream,
-                "HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
-                bytes.len()
-            );
-            let _ = stream.write_all(&bytes);
-            let _ = stream.flush();
-            return;
-        }
-        Reply::Truncated(bytes) => {
-            let _ = write!(
-                stream,
-                "HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
-                bytes.len()
-            );
-            let _ = stream.write_all(&bytes[..bytes.len() / 2]);
-            let _ = stream.flush();
-            return;
-        }
-        Reply::Raw(status, text) => (status, text),
-        Reply::Embed(dim) => {
-            let vectors: Vec<Vec<f32>> = request.inputs().iter().map(|t| vector(t, dim)).collect();
-            let text = if request.path.ends_with("/api/embed") {
-                json!({ "model": request.body["model"], "embeddings": vectors })
-            } else {
-                // Reversed with explicit indexes: the client must order by `index`.
-                let data: Vec<Value> = vectors
-                    .iter()
-                    .enumerate()
-                    .rev()
-                    .map(|(i, v)| json!({"object": "embedding", "index": i, "embedding": v}))
-                    .collect();
-                json!({ "object": "list", "data": data, "model": request.body["model"] })
-            };
-            (200, text.to_string())
-        }
-    };
-    let _ = write!(
-        stream,
-        "HTTP/1.1 {status} X\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{text}",
-        text.len()
-    );
-    let _ = stream.flush();
 }

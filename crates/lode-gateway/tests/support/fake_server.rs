@@ -14,7 +14,10 @@
 //! (exit N ms after listing its tools, unasked), `--pid-file PATH` (write its pid there),
 //! `--changed-if-exists PATH` (list the kit's first tool with another
 //! description when PATH exists; create PATH otherwise — so a restarted
-//! server lists differently from its first start).
+//! server lists differently from its first start), `--starts-file PATH`
+//! (append a line to PATH at each start), `--fail-restarts N` (with
+//! `--starts-file`: the first N restarts, starts 2 to N + 1, exit with
+//! status 5 before `initialize`).
 
 #![allow(dead_code)]
 
@@ -48,6 +51,14 @@ pub fn main_if_asked() -> Option<ExitCode> {
         .unwrap();
     if let Some(path) = &fake.pid_file {
         std::fs::write(path, std::process::id().to_string()).unwrap();
+    }
+    if let Some(path) = &fake.starts_file {
+        let before = std::fs::read_to_string(path).unwrap_or_default();
+        let starts = before.lines().count();
+        std::fs::write(path, format!("{before}start\n")).unwrap();
+        if (1..=fake.fail_restarts).contains(&starts) {
+            return Some(ExitCode::from(5));
+        }
     }
     rt.block_on(async move {
         if fake.hang_start {
@@ -92,6 +103,8 @@ struct Fake {
     hang_start: bool,
     exit_after_ms: Option<u64>,
     pid_file: Option<String>,
+    starts_file: Option<String>,
+    fail_restarts: usize,
     calls: Arc<AtomicUsize>,
 }
 
@@ -121,6 +134,8 @@ impl Fake {
             hang_start: has("--hang-start"),
             exit_after_ms: value("--exit-after-ms").map(|n| n.parse().unwrap()),
             pid_file: value("--pid-file"),
+            starts_file: value("--starts-file"),
+            fail_restarts: value("--fail-restarts").map_or(0, |n| n.parse().unwrap()),
             calls: Arc::new(AtomicUsize::new(0)),
         }
     }

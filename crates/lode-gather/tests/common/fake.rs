@@ -1,14 +1,12 @@
-//! A fake OpenAI-compatible decision endpoint: a local HTTP server on
-//! 127.0.0.1:0, one thread per connection, answering each request with
-//! what a closure says. Shared by lode-gather's and lode-cli's tests.
+//! A fake OpenAI-compatible decision endpoint, on `lode_http::test_server`:
+//! each request is answered with what a closure says. Shared by
+//! lode-gather's and lode-cli's tests.
 
 #![allow(dead_code)]
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{TcpListener, TcpStream};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
+
+use lode_http::test_server::{Response, TestServer};
 
 /// What the fake does with one request.
 pub enum Reply {
@@ -22,49 +20,51 @@ pub enum Reply {
 
 pub struct Fake {
     pub url: String,
-    requests: Arc<AtomicUsize>,
-    bodies: Arc<Mutex<Vec<String>>>,
-    headers: Arc<Mutex<Vec<Vec<String>>>>,
+    server: TestServer,
 }
 
 impl Fake {
     /// Serves until the test process ends.
     pub fn start(handler: impl Fn(&serde_json::Value) -> Reply + Send + Sync + 'static) -> Fake {
-        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-        let url = format!("http://{}", listener.local_addr().unwrap());
-        let requests = Arc::new(AtomicUsize::new(0));
-        let bodies = Arc::new(Mutex::new(Vec::new()));
-        let headers = Arc::new(Mutex::new(Vec::new()));
-        let handler = Arc::new(handler);
-        let (r, b, h) = (requests.clone(), bodies.clone(), headers.clone());
-        std::thread::spawn(move || {
-            for stream in listener.incoming() {
-                let Ok(stream) = stream else { continue };
-                let (handler, r, b, h) = (handler.clone(), r.clone(), b.clone(), h.clone());
-                std::thread::spawn(move || serve(stream, &*handler, &r, &b, &h));
+        let server = TestServer::start(move |r| {
+            let request = serde_json::from_slice(&r.body).unwrap_or_default();
+            match handler(&request) {
+                Reply::Hang(d) => Response::Hang(d),
+                Reply::Raw(status, text) => Response::json(status, text),
+                Reply::Content(content) => Response::json(
+                    200,
+                    serde_json::json!({
+                        "id": "fake",
+                        "object": "chat.completion",
+                        "choices": [{"index": 0, "message": {"role": "assistant", "content": content}}],
+                    })
+                    .to_string(),
+                ),
             }
         });
         Fake {
-            url,
-            requests,
-            bodies,
-            headers,
+            url: server.url.clone(),
+            server,
         }
     }
 
     /// Requests received so far.
     pub fn requests(&self) -> usize {
-        self.requests.load(Ordering::SeqCst)
+        self.server.requests()
     }
 
     /// The header lines of each request received so far.
     pub fn headers(&self) -> Vec<Vec<String>> {
-        self.headers.lock().unwrap().clone()
+        self.server.seen().into_iter().map(|r| r.headers).collect()
     }
 
     /// The request bodies received so far.
     pub fn bodies(&self) -> Vec<String> {
-        self.bodies.lock().unwrap().clone()
+        self.server
+            .seen()
+            .iter()
+            .map(|r| String::from_utf8_lossy(&r.body).into_owned())
+            .collect()
     }
 }
 
@@ -88,64 +88,4 @@ pub fn frontier(request: &serde_json::Value) -> Vec<(u32, String)> {
             Some((id.parse().ok()?, name.to_string()))
         })
         .collect()
-}
-
-fn serve(
-    stream: TcpStream,
-    handler: &(dyn Fn(&serde_json::Value) -> Reply + Send + Sync),
-    requests: &AtomicUsize,
-    bodies: &Mutex<Vec<String>>,
-    headers: &Mutex<Vec<Vec<String>>>,
-) {
-    let mut reader = BufReader::new(stream.try_clone().unwrap());
-    let mut length = 0usize;
-    let mut lines = Vec::new();
-    loop {
-        let mut line = String::new();
-        if reader.read_line(&mut line).unwrap_or(0) == 0 {
-            return;
-        }
-        let line = line.trim_end();
-        if line.is_empty() {
-            break;
-        }
-        lines.push(line.to_string());
-        if let Some((k, v)) = line.split_once(':')
-            && k.eq_ignore_ascii_case("content-length")
-        {
-            length = v.trim().parse().unwrap_or(0);
-        }
-    }
-    let mut body = vec![0u8; length];
-    if reader.read_exact(&mut body).is_err() {
-        return;
-    }
-    let body = String::from_utf8_lossy(&body).into_owned();
-    headers.lock().unwrap().push(lines);
-    requests.fetch_add(1, Ordering::SeqCst);
-    bodies.lock().unwrap().push(body.clone());
-    let request: serde_json::Value = serde_json::from_str(&body).unwrap_or_default();
-    let (status, text) = match handler(&request) {
-        Reply::Hang(d) => {
-            std::thread::sleep(d);
-            return;
-        }
-        Reply::Raw(status, text) => (status, text),
-        Reply::Content(content) => (
-            200,
-            serde_json::json!({
-                "id": "fake",
-                "object": "chat.completion",
-                "choices": [{"index": 0, "message": {"role": "assistant", "content": content}}],
-            })
-            .to_string(),
-        ),
-    };
-    let mut stream = stream;
-    let _ = write!(
-        stream,
-        "HTTP/1.1 {status} X\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{text}",
-        text.len()
-    );
-    let _ = stream.flush();
 }
