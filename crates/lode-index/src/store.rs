@@ -30,6 +30,9 @@ CREATE TABLE files (
     parse_failed INTEGER NOT NULL,
     skip_reason TEXT
 );
+-- Covers the counts a build reports (indexed, lossy, parse errors): a scan
+-- of this index reads a tenth of the pages of `files`.
+CREATE INDEX files_flags ON files(skip_reason, lossy, parse_errors, parse_failed);
 -- A chunk's distinct terms, `\n`-separated: which postings its removal
 -- touches (apart from `chunks`, which queries page through).
 CREATE TABLE chunk_terms (chunk_id INTEGER PRIMARY KEY, terms BLOB NOT NULL);
