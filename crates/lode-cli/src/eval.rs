@@ -2,11 +2,11 @@
 //! `lode-eval` over lode's own search.
 
 use std::path::{Path, PathBuf};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use lode_core::{Config, Error, Result};
 use lode_eval::{Case, RepoRun, Report, ResultChunk, SembleBenchmark, SkippedRepo, SuiteReport};
-use lode_index::{BuildOptions, Index, IndexLocation};
+use lode_index::{BuildOptions, EmbedOptions, EmbedPhase, Index, IndexLocation};
 use lode_search::SearchOptions;
 
 use crate::cli::Common;
@@ -199,9 +199,8 @@ pub fn semble(
             continue;
         }
         let loc = IndexLocation::resolve(&dir, Some(&tmp))?;
-        let started = Instant::now();
-        let built = lode_index::build(&loc, &BuildOptions::quiet(&config))?;
-        let index_time = started.elapsed();
+        let times = build_timed(&loc, &config)?;
+        let built = &times.built;
         let index = Index::open(&loc)?;
         let (revision, pinned) = match checkouts.get(&repo.name) {
             Some((rev, pinned)) => (Some(rev.clone()), Some(*pinned)),
@@ -223,8 +222,15 @@ pub fn semble(
         }
         for (i, (_, opts)) in configs.iter().enumerate() {
             let mut kept = Vec::new();
-            let report =
-                run_cases_keeping(&index, &cases, opts, &mut kept).with_index_time(index_time);
+            let mut report = run_cases_keeping(&index, &cases, opts, &mut kept);
+            // lode's index is both phases; a plain BM25 index is the lexical one.
+            let index_time = match i {
+                0 => times.full(),
+                _ => times.lexical(),
+            };
+            if let Some(t) = index_time {
+                report = report.with_index_time(t);
+            }
             if i == 0 && explain.is_some() {
                 explained.push_str(&explain_lines(&repo.name, &cases, &report, &kept));
             }
@@ -239,14 +245,22 @@ pub fn semble(
         }
         if !common.json {
             let last = |i: usize| runs[i].last().map_or(0.0, |r| r.report.summary.ndcg10);
+            let index = match (times.lexical(), times.full()) {
+                (Some(lexical), Some(full)) => format!(
+                    "{:.0} ms index: lexical {:.0} + embedding {:.0}",
+                    full.as_secs_f64() * 1000.0,
+                    lexical.as_secs_f64() * 1000.0,
+                    (full - lexical).as_secs_f64() * 1000.0
+                ),
+                _ => "index reused".to_string(),
+            };
             eprintln!(
-                "{:<22} {:<11} ndcg@10 lode {:.3}  bm25 {:.3}  ({} chunks, {:.0} ms index)",
+                "{:<22} {:<11} ndcg@10 lode {:.3}  bm25 {:.3}  ({} chunks, {index})",
                 repo.name,
                 repo.language,
                 last(0),
                 last(1),
                 built.chunks,
-                index_time.as_secs_f64() * 1000.0
             );
         }
         drop(index);
@@ -279,6 +293,7 @@ pub fn semble(
             "plain BM25 (same index, no rerank): ndcg@10 {:.4}   lode/bm25 p50 latency {:.2}/{:.2} ms",
             bm25.summary.ndcg10, lode.summary.p50_ms, bm25.summary.p50_ms
         );
+        println!("{}", index_time_line(&lode, &bm25));
         println!(
             "{} of {} repositories ran at their pinned revision\n",
             lode.pinned_count(),
@@ -289,9 +304,130 @@ pub fn semble(
     Ok(0)
 }
 
+/// A repository's index build in the benchmark, timed by phase.
+struct BuildTimes {
+    built: lode_index::BuildReport,
+    /// The lexical phase (files, symbols, chunks, postings): what a plain
+    /// BM25 index costs. `None` when the build reused an index that was
+    /// already complete (nothing was indexed, so there is no index time).
+    lexical: Option<Duration>,
+    /// The embedding phase that followed, to completion.
+    embedding: Option<Duration>,
+}
+
+impl BuildTimes {
+    fn lexical(&self) -> Option<Duration> {
+        self.lexical
+    }
+
+    /// Both phases: lode's index time.
+    fn full(&self) -> Option<Duration> {
+        Some(self.lexical? + self.embedding?)
+    }
+}
+
+/// Builds `loc`'s index in two timed phases: the lexical one (the build
+/// with embedding left for later), then the embedding phase to the end.
+/// Times are kept only for an index built from scratch: a reused index (a
+/// `--cache-dir` run whose index was fresh, or one updated incrementally)
+/// did not pay an index build.
+fn build_timed(loc: &IndexLocation, config: &Config) -> Result<BuildTimes> {
+    let started = Instant::now();
+    let built = lode_index::build(
+        loc,
+        &BuildOptions {
+            embed: EmbedPhase::Later,
+            ..BuildOptions::quiet(config)
+        },
+    )?;
+    let lexical = started.elapsed();
+    let started = Instant::now();
+    let embedded = lode_index::embed(loc, &EmbedOptions::new(config), None)?;
+    let embedding = started.elapsed();
+    if embedded.pending > 0 {
+        return Err(Error::BadQuery(format!(
+            "{}: the embedding phase stopped with {} of {} chunks left ({:?})",
+            loc.root.display(),
+            embedded.pending,
+            embedded.chunks,
+            embedded.stopped
+        )));
+    }
+    let from_scratch = built.rebuilt.is_some();
+    Ok(BuildTimes {
+        built,
+        lexical: from_scratch.then_some(lexical),
+        embedding: from_scratch.then_some(embedding),
+    })
+}
+
+/// The summary line comparing index times: lode (both phases) against plain
+/// BM25 (the lexical phase), means over the repositories indexed in this run.
+fn index_time_line(lode: &SuiteReport, bm25: &SuiteReport) -> String {
+    match (lode.index_ms, bm25.index_ms) {
+        (Some(l), Some(b)) if b > 0.0 => format!(
+            "index time per repository (mean over the {} built in this run): lode {l:.0} ms \
+             (lexical + embedding), plain BM25 {b:.0} ms (lexical phase), ratio {:.2}x",
+            lode.repos
+                .iter()
+                .filter(|r| r.report.index_ms.is_some())
+                .count(),
+            l / b
+        ),
+        _ => "index time: none measured (every index was reused from --cache-dir)".to_string(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn index_time_is_split_by_phase_and_only_for_a_build_from_scratch() {
+        let repo = tempfile::tempdir().unwrap();
+        let cache = tempfile::tempdir().unwrap();
+        std::fs::write(
+            repo.path().join("lib.rs"),
+            "pub fn parse_config() -> u32 { 1 }\n\npub fn load() -> u32 { 2 }\n",
+        )
+        .unwrap();
+        let config = Config::default();
+        let loc = IndexLocation::resolve(repo.path(), Some(cache.path())).unwrap();
+        let first = build_timed(&loc, &config).unwrap();
+        let (lexical, full) = (first.lexical().unwrap(), first.full().unwrap());
+        assert!(full >= lexical);
+        // The embedding phase ran to the end: every chunk has its vector.
+        let index = Index::open(&loc).unwrap();
+        assert_eq!(index.vectors_pending().unwrap(), 0);
+        assert!(first.built.chunks > 0);
+        drop(index);
+        // A fresh index reused: nothing was indexed, so no index time.
+        let again = build_timed(&loc, &config).unwrap();
+        assert_eq!((again.lexical(), again.full()), (None, None));
+        assert_eq!(again.built.chunks, first.built.chunks);
+    }
+
+    #[test]
+    fn the_index_time_line_gives_the_ratio_or_says_none_was_measured() {
+        let run = |ms: Option<f64>| {
+            let mut report = lode_eval::run(&[] as &[Case], |_: &Case| Vec::<ResultChunk>::new());
+            report.index_ms = ms;
+            RepoRun {
+                name: "demo".into(),
+                language: "rust".into(),
+                pinned_revision: Some(true),
+                revision: None,
+                chunks: Some(3),
+                report,
+            }
+        };
+        let suite = |ms| SuiteReport::new(None, vec![run(ms)], Vec::new());
+        let line = index_time_line(&suite(Some(300.0)), &suite(Some(200.0)));
+        assert!(line.contains("ratio 1.50x"), "{line}");
+        assert!(line.contains("over the 1 built"), "{line}");
+        let line = index_time_line(&suite(None), &suite(None));
+        assert!(line.contains("none measured"), "{line}");
+    }
 
     #[test]
     fn explain_lines_give_targets_and_results_per_query() {

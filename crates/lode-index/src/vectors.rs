@@ -249,6 +249,16 @@ fn chunking() -> String {
     )
 }
 
+/// Marks the chunking of a static model's spec: chunk texts and queries are
+/// embedded with compound identifiers written out as words
+/// ([`split_identifiers`]).
+const WORDS: &str = ":words";
+
+/// What a static model (built-in or local) embeds per chunk.
+fn static_chunking() -> String {
+    format!("{}{WORDS}", chunking())
+}
+
 /// Chooses this process's embedding backend from the user's `[embed]`
 /// (`model_dir`, from `--model`, overrides it with a local model2vec
 /// directory). Nothing is fatal: a backend that cannot be set up leaves the
@@ -387,7 +397,7 @@ fn local_spec(m: &StaticModel, encoding: VectorEncoding) -> VectorSpec {
         dim: m.dim(),
         encoding: encoding.name().into(),
         document_prefix: String::new(),
-        chunking: chunking(),
+        chunking: static_chunking(),
     }
 }
 
@@ -405,7 +415,7 @@ fn builtin_vectors(encoding: VectorEncoding) -> Vectors {
             dim: BUILTIN_DIM,
             encoding: encoding.name().into(),
             document_prefix: String::new(),
-            chunking: chunking(),
+            chunking: static_chunking(),
         },
         encoding,
         model: Model::Builtin,
@@ -506,9 +516,17 @@ impl Vectors {
             return Vec::new();
         }
         let mut rows = Vec::with_capacity(texts.len() * self.spec.dim);
+        // A static model's spec asks for compound identifiers written out
+        // as words (`WORDS`); a server gets the text as it is.
+        let words: Vec<String> = if self.spec.chunking.ends_with(WORDS) {
+            texts.iter().map(|t| split_identifiers(t)).collect()
+        } else {
+            texts.iter().map(|t| t.to_string()).collect()
+        };
+        let words: Vec<&str> = words.iter().map(String::as_str).collect();
         let result = match &self.model {
-            Model::Builtin => builtin().embed_into(texts, &mut rows),
-            Model::Local(m) => m.embed_into(texts, &mut rows),
+            Model::Builtin => builtin().embed_into(&words, &mut rows),
+            Model::Local(m) => m.embed_into(&words, &mut rows),
             Model::Remote(r, e) => {
                 let prefixed: Vec<String> = texts
                     .iter()
@@ -536,11 +554,20 @@ impl Vectors {
     /// are cached per process, keyed by model, query prefix and text).
     pub fn query(&self, text: &str) -> Result<Query, String> {
         let mut row = Vec::with_capacity(self.spec.dim);
+        // As the index's chunks were embedded: an index whose spec predates
+        // the words rule is rebuilt by its fingerprint, not queried this way.
+        let words = if self.spec.chunking.ends_with(WORDS) {
+            split_identifiers(text)
+        } else {
+            text.to_string()
+        };
         match &self.model {
             Model::Builtin => builtin()
-                .embed_into(&[text], &mut row)
+                .embed_into(&[words.as_str()], &mut row)
                 .map_err(|e| e.to_string()),
-            Model::Local(m) => m.embed_into(&[text], &mut row).map_err(|e| e.to_string()),
+            Model::Local(m) => m
+                .embed_into(&[words.as_str()], &mut row)
+                .map_err(|e| e.to_string()),
             Model::Remote(r, e) => {
                 let key = format!("{}\n{}\n{text}", e.id(), r.query_prefix);
                 let cached = r
@@ -626,6 +653,51 @@ pub fn change_since_build(
     ))
 }
 
+/// Compound identifiers written out as their words, lower-cased
+/// (`parseConfig` → `parse config`, `max_file_size` → `max file size`,
+/// `HTTPServer` → `http server`); everything else as it is. For a static
+/// model, whose vocabulary is English words: its WordPiece tokenizer cuts
+/// `parseconfig` into pieces that mean little (measured on the Semble
+/// benchmark, see `docs/benchmarks.md`).
+pub fn split_identifiers(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + text.len() / 8);
+    let mut word = String::new();
+    let flush = |word: &mut String, out: &mut String| {
+        if word.is_empty() {
+            return;
+        }
+        let b = word.as_bytes();
+        let compound = word.contains('_')
+            || b.windows(2)
+                .any(|p| p[0].is_ascii_lowercase() && p[1].is_ascii_uppercase())
+            || b.windows(3).any(|p| {
+                p[0].is_ascii_uppercase() && p[1].is_ascii_uppercase() && p[2].is_ascii_lowercase()
+            });
+        if compound {
+            let parts = lode_core::ident::split_identifier(word);
+            for (i, p) in parts.iter().enumerate() {
+                if i > 0 {
+                    out.push(' ');
+                }
+                out.push_str(p);
+            }
+        } else {
+            out.push_str(word);
+        }
+        word.clear();
+    };
+    for c in text.chars() {
+        if c.is_alphanumeric() || c == '_' {
+            word.push(c);
+        } else {
+            flush(&mut word, &mut out);
+            out.push(c);
+        }
+    }
+    flush(&mut word, &mut out);
+    out
+}
+
 /// The text embedded for a chunk: its path, the names it defines, its head.
 pub fn chunk_text(path: &str, names: &str, body: &str) -> String {
     let mut cut = body.len().min(EMBED_CHARS);
@@ -638,6 +710,32 @@ pub fn chunk_text(path: &str, names: &str, body: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn compound_identifiers_are_written_out_as_words() {
+        assert_eq!(
+            split_identifiers("fn parseConfig(max_file_size: u32) -> HTTPServer"),
+            "fn parse config(max file size: u32) -> http server"
+        );
+        // Plain words, acronyms and numbers stay as they are.
+        assert_eq!(
+            split_identifiers("Read the JSON file v2"),
+            "Read the JSON file v2"
+        );
+        assert_eq!(split_identifiers("src/basic_auth.go"), "src/basic auth.go");
+    }
+
+    #[test]
+    fn static_models_embed_words_and_servers_the_text() {
+        assert!(spec().chunking.ends_with(WORDS));
+        let v = builtin_vectors(VectorEncoding::F32);
+        // A query is embedded as the chunks were: `parseConfig` as `parse config`.
+        let q = |t: &str| match v.query(t).unwrap() {
+            Query::F32(x) => x,
+            _ => unreachable!(),
+        };
+        assert_eq!(q("parseConfig"), q("parse config"));
+    }
 
     #[test]
     fn the_builtin_dimension_is_known_without_loading() {
