@@ -160,10 +160,13 @@ impl Store {
         self.conn
             .execute_batch(
                 "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA busy_timeout=5000; \
-                 PRAGMA temp_store=MEMORY; PRAGMA cache_size=-32000; \
+                 PRAGMA temp_store=MEMORY; PRAGMA cache_size=-32000; PRAGMA mmap_size=1073741824; \
                  PRAGMA wal_autocheckpoint=0;",
             )
             .map_err(|e| sql_err(&self.path, e))?;
+        // Reads through a memory map of the database (up to 1 GiB), not a
+        // `pread` into SQLite's cache per page: a cold hybrid query reads
+        // every vector (terraform: 2,400 pages), 40 -> 32 ms.
         // The last connection to close would otherwise checkpoint the WAL
         // (copy it into the database and fsync it: a cost for every process
         // that wrote). Instead a writer checkpoints and truncates the log once
