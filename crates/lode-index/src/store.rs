@@ -95,6 +95,9 @@ CREATE TABLE vectors (file_id INTEGER PRIMARY KEY, ids BLOB NOT NULL, data BLOB 
 /// first connection reads to rebuild the log's index.
 pub const WAL_LIMIT_BYTES: u64 = 1 << 20;
 
+/// How long a connection waits for another's lock before `SQLITE_BUSY`.
+const BUSY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
+
 /// Every indexed file by path. Hashed with foldhash: building and probing
 /// it (a lookup per file of the tree on every refresh) spent half its time
 /// in the standard library's SipHash; lode's paths come from the tree it
@@ -159,10 +162,13 @@ impl Store {
     fn pragmas(&self) -> Result<()> {
         self.conn
             .execute_batch(
-                "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA busy_timeout=5000; \
+                "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; \
                  PRAGMA temp_store=MEMORY; PRAGMA cache_size=-32000; PRAGMA mmap_size=1073741824; \
                  PRAGMA wal_autocheckpoint=0;",
             )
+            .map_err(|e| sql_err(&self.path, e))?;
+        self.conn
+            .busy_timeout(BUSY_TIMEOUT)
             .map_err(|e| sql_err(&self.path, e))?;
         // Reads through a memory map of the database (up to 1 GiB), not a
         // `pread` into SQLite's cache per page: a cold hybrid query reads
@@ -272,9 +278,11 @@ impl Store {
         if size <= WAL_LIMIT_BYTES {
             return;
         }
-        let _ = self.conn.execute_batch(
-            "PRAGMA busy_timeout=0; PRAGMA wal_checkpoint(TRUNCATE); PRAGMA busy_timeout=5000;",
-        );
+        // No waiting for a reader or writer in the way; the connection's own
+        // timeout is restored whatever the checkpoint did.
+        let _ = self.conn.busy_timeout(std::time::Duration::ZERO);
+        let _ = self.conn.execute_batch("PRAGMA wal_checkpoint(TRUNCATE);");
+        let _ = self.conn.busy_timeout(BUSY_TIMEOUT);
     }
 
     /// Folds the write-ahead log into the database file.
@@ -307,5 +315,46 @@ pub(crate) fn sql_err(path: &Path, e: rusqlite::Error) -> Error {
     Error::IndexCorrupt {
         path: path.to_path_buf(),
         reason: e.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A commit that truncates the log leaves the connection waiting for
+    /// locks as before (the checkpoint itself does not wait).
+    #[test]
+    fn settling_the_log_keeps_the_busy_timeout() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("index.db");
+        let mut store = Store::create(&path).unwrap();
+        store
+            .connection()
+            .execute_batch("CREATE TABLE probe (id INTEGER PRIMARY KEY, data BLOB)")
+            .unwrap();
+        let blob = vec![7u8; 4096];
+        let mut wal = path.clone().into_os_string();
+        wal.push("-wal");
+        let mut truncated = false;
+        for i in 0..400 {
+            store
+                .write(|tx| {
+                    tx.execute(
+                        "INSERT INTO probe(id, data) VALUES (?1, ?2)",
+                        params![i, blob],
+                    )
+                    .map(|_| ())
+                })
+                .unwrap();
+            let size = std::fs::metadata(&wal).map_or(0, |m| m.len());
+            truncated |= i > 0 && size == 0;
+        }
+        assert!(truncated, "the log was never truncated");
+        let timeout: i64 = store
+            .connection()
+            .query_row("PRAGMA busy_timeout", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(timeout, BUSY_TIMEOUT.as_millis() as i64);
     }
 }
