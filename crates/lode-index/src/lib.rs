@@ -9,7 +9,8 @@
 //! - [`build()`] brings the index up to date: it compares the walk with the
 //!   index by size and mtime, hashes (blake3) the files that differ, parses
 //!   the changed ones in parallel with `lode-parse`, and writes files, chunks,
-//!   symbols and postings in one SQLite transaction. A change of lode version,
+//!   symbols and postings in one SQLite transaction; a changed file keeps
+//!   the ids (and postings) of its unchanged chunks. A change of lode version,
 //!   schema, extraction rules or config writes a new database and switches
 //!   `CURRENT` to it only when it is complete. [`WriterLock`] keeps writers
 //!   to one at a time.
