@@ -122,6 +122,31 @@ fn an_index_from_another_version_is_rebuilt_with_a_note() {
 }
 
 #[test]
+fn an_index_of_another_schema_is_rebuilt_with_a_note_naming_both() {
+    let repo = Repo::fixture("shop");
+    repo.ok(&["index"]);
+    let dir = repo.index_dir();
+    let current = std::fs::read_to_string(dir.join("CURRENT")).unwrap();
+    {
+        let conn = rusqlite::Connection::open(dir.join(current.trim())).unwrap();
+        conn.execute_batch("UPDATE meta SET value = '1' WHERE key = 'schema_version';")
+            .unwrap();
+    }
+    let out = repo.run(&["index"]);
+    assert!(out.status.success());
+    let err = String::from_utf8(out.stderr).unwrap();
+    let want = format!(
+        "rebuilding the index: it was written with index schema 1, this lode uses {}",
+        lode_index::SCHEMA_VERSION
+    );
+    assert!(err.contains(&want), "{err}");
+    assert_eq!(
+        repo.search_hits("apply_discount")[0].0,
+        "src/shop/pricing.py"
+    );
+}
+
+#[test]
 fn a_corrupt_index_is_rebuilt() {
     let repo = Repo::fixture("shop");
     repo.ok(&["index"]);

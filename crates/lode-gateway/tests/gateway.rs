@@ -181,6 +181,16 @@ fn text(r: &CallToolResult) -> String {
         .collect()
 }
 
+/// The weather server (started with `--crash-after 1`) answers a first
+/// call; the second finds it gone.
+async fn answers_once_then_crashes(c: &Conn, args: &Value) {
+    assert!(!is_error(
+        &c.call("weather__get_alerts", args.clone()).await
+    ));
+    let r = c.call("weather__get_alerts", args.clone()).await;
+    assert!(text(&r).contains("unavailable"), "{}", text(&r));
+}
+
 fn is_error(r: &CallToolResult) -> bool {
     r.is_error == Some(true)
 }
@@ -549,11 +559,7 @@ async fn a_crashed_server_is_restarted_and_its_tools_come_back() {
     let hub = Hub::start(&config).await.unwrap();
     let c = connect(&hub).await;
     let args = json!({"state": "CA"});
-    assert!(!is_error(
-        &c.call("weather__get_alerts", args.clone()).await
-    ));
-    let r = c.call("weather__get_alerts", args.clone()).await;
-    assert!(text(&r).contains("unavailable"), "{}", text(&r));
+    answers_once_then_crashes(&c, &args).await;
     assert!(
         until(&hub, |s| s[1].unavailable.is_none() && s[1].restarts == 1).await,
         "{:?}",
@@ -667,11 +673,7 @@ async fn a_restart_that_fails_is_tried_again_after_a_longer_backoff() {
     let hub = Hub::start(&config).await.unwrap();
     let c = connect(&hub).await;
     let args = json!({"state": "CA"});
-    assert!(!is_error(
-        &c.call("weather__get_alerts", args.clone()).await
-    ));
-    let r = c.call("weather__get_alerts", args.clone()).await;
-    assert!(text(&r).contains("unavailable"), "{}", text(&r));
+    answers_once_then_crashes(&c, &args).await;
     let crashed = Instant::now();
 
     // The failed attempt counts, and the server stays down meanwhile.

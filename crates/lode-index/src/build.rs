@@ -513,8 +513,15 @@ fn open_or_create(
 ) -> Result<(Store, Option<String>)> {
     let reason = match loc.current_db() {
         None => "first build".to_string(),
-        Some(path) => match Store::open(&path) {
-            Ok(store) => {
+        Some(path) => match Store::open_any_schema(&path).and_then(|s| {
+            let version = s.schema_version()?;
+            Ok((s, version))
+        }) {
+            Ok((_, None)) => "the previous index is unreadable (no schema version)".to_string(),
+            Ok((_, Some(v))) if v != SCHEMA_VERSION.to_string() => {
+                format!("it was written with index schema {v}, this lode uses {SCHEMA_VERSION}")
+            }
+            Ok((store, Some(_))) => {
                 let old_fp = store.meta("fingerprint")?.unwrap_or_default();
                 let old_vectors = store.meta("vectors")?.unwrap_or_default();
                 // The whole spec too: a server's dimension is not in the fingerprint.
@@ -740,19 +747,29 @@ fn remove_chunk(
     Ok(())
 }
 
+/// Deletes a file's symbols, calls, imports and vectors (not its chunks,
+/// which go or stay one by one); returns whether it had vectors.
+fn delete_file_rows(tx: &Transaction, file_id: i64) -> rusqlite::Result<bool> {
+    for sql in [
+        "DELETE FROM symbols WHERE file_id = ?1",
+        "DELETE FROM calls WHERE file_id = ?1",
+        "DELETE FROM imports WHERE file_id = ?1",
+    ] {
+        tx.prepare_cached(sql)?.execute([file_id])?;
+    }
+    let vectors = tx
+        .prepare_cached("DELETE FROM vectors WHERE file_id = ?1")?
+        .execute([file_id])?;
+    Ok(vectors > 0)
+}
+
 /// Removes a file's rows; returns how many of its chunks had no vectors.
 fn delete_file(tx: &Transaction, id: i64, postings: &mut PendingPostings) -> rusqlite::Result<u64> {
     let chunks = stored_chunks(tx, id)?;
     for &(chunk, _, len) in &chunks {
         remove_chunk(tx, (chunk, len), postings)?;
     }
-    let mut embedded = false;
-    for table in ["symbols", "calls", "imports", "vectors"] {
-        let n = tx
-            .prepare_cached(&format!("DELETE FROM {table} WHERE file_id = ?1"))?
-            .execute([id])?;
-        embedded |= table == "vectors" && n > 0;
-    }
+    let embedded = delete_file_rows(tx, id)?;
     tx.prepare_cached("DELETE FROM files WHERE id = ?1")?
         .execute([id])?;
     Ok(if embedded { 0 } else { chunks.len() as u64 })
@@ -830,13 +847,7 @@ fn replace_indexed(
 ) -> rusqlite::Result<(bool, u64)> {
     let ex = &pf.extract;
     let old = stored_chunks(tx, file_id)?;
-    let mut had_vectors = false;
-    for table in ["symbols", "calls", "imports", "vectors"] {
-        let n = tx
-            .prepare_cached(&format!("DELETE FROM {table} WHERE file_id = ?1"))?
-            .execute([file_id])?;
-        had_vectors |= table == "vectors" && n > 0;
-    }
+    let had_vectors = delete_file_rows(tx, file_id)?;
     tx.prepare_cached(
         "UPDATE files SET lang = ?2, size = ?3, mtime_ns = ?4, hash = ?5, lines = ?6, lossy = ?7, \
          parse_errors = ?8, parse_failed = ?9, skip_reason = NULL WHERE id = ?1",

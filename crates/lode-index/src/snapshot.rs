@@ -75,11 +75,10 @@ impl Snapshot {
     }
 }
 
-/// `(size, mtime_ns)` of `path`, following symlinks; `None` if it is not there.
 /// The tree's root, open, to `stat` paths below it: the kernel then resolves
 /// only the components under the root instead of the root's own again for
-/// every file (terraform at `/tmp/bench/tf`: half the path lookups of the
-/// stat pass, which was a third of a one-file update's CPU).
+/// every file (terraform at `/tmp/bench/tf`: a cold `search --lexical` with
+/// the stat pass took 55–57 ms of CPU instead of 63–65).
 pub struct RootDir {
     #[cfg(unix)]
     dir: std::fs::File,
@@ -121,6 +120,7 @@ impl RootDir {
     }
 }
 
+/// `(size, mtime_ns)` of `path`, following symlinks; `None` if it is not there.
 pub fn stat(path: &Path) -> Option<(u64, i64)> {
     let meta = std::fs::metadata(path).ok()?;
     Some((meta.len(), mtime_ns(&meta)))

@@ -136,8 +136,25 @@ impl Store {
         Ok(store)
     }
 
-    /// Opens an existing database, for reading or writing.
+    /// Opens an existing database, for reading or writing; one of another
+    /// schema version is refused.
     pub fn open(path: &Path) -> Result<Store> {
+        let store = Store::open_any_schema(path)?;
+        match store.schema_version()? {
+            Some(v) if v == SCHEMA_VERSION.to_string() => Ok(store),
+            version => Err(Error::IndexCorrupt {
+                path: path.to_path_buf(),
+                reason: format!(
+                    "schema version {} (this lode uses {SCHEMA_VERSION})",
+                    version.unwrap_or_else(|| "none".into())
+                ),
+            }),
+        }
+    }
+
+    /// Opens an existing database whatever its schema version (a build
+    /// reads it to say why it rebuilds).
+    pub(crate) fn open_any_schema(path: &Path) -> Result<Store> {
         // Readers open read-write too: WAL readers need the shared-memory file.
         let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
         let conn = Connection::open_with_flags(path, flags).map_err(|e| sql_err(path, e))?;
@@ -146,17 +163,12 @@ impl Store {
             path: path.to_path_buf(),
         };
         store.pragmas()?;
-        let version = store.meta("schema_version")?;
-        if version.as_deref() != Some(&SCHEMA_VERSION.to_string()) {
-            return Err(Error::IndexCorrupt {
-                path: path.to_path_buf(),
-                reason: format!(
-                    "schema version {} (this lode uses {SCHEMA_VERSION})",
-                    version.unwrap_or_else(|| "none".into())
-                ),
-            });
-        }
         Ok(store)
+    }
+
+    /// The schema version the database was written with.
+    pub(crate) fn schema_version(&self) -> Result<Option<String>> {
+        self.meta("schema_version")
     }
 
     fn pragmas(&self) -> Result<()> {

@@ -428,16 +428,21 @@ mod tests {
         assert_eq!(QueryShape::new("parse config").joined, "parseconfig");
     }
 
-    #[test]
-    fn a_file_with_many_candidates_outranks_a_lone_better_chunk() {
-        // One chunk of a.rs scores best, but b.rs contributes three strong
-        // candidates: b.rs is the likelier answer.
-        let scored = vec![
+    /// a.rs holds the best chunk; b.rs three slightly weaker ones.
+    fn one_strong_chunk_and_a_file_of_three() -> Vec<(f64, ChunkRow)> {
+        vec![
             (1.00, chunk(1, "src/a.rs", None)),
             (0.95, chunk(2, "src/b.rs", None)),
             (0.90, chunk(3, "src/b.rs", None)),
             (0.85, chunk(4, "src/b.rs", None)),
-        ];
+        ]
+    }
+
+    #[test]
+    fn a_file_with_many_candidates_outranks_a_lone_better_chunk() {
+        // One chunk of a.rs scores best, but b.rs contributes three strong
+        // candidates: b.rs is the likelier answer.
+        let scored = one_strong_chunk_and_a_file_of_three();
         assert_eq!(order("query words", &scored)[0], 2);
         // Alone, the best chunk stays first.
         assert_eq!(order("query words", &scored[..2])[0], 1);
@@ -445,12 +450,7 @@ mod tests {
 
     #[test]
     fn file_aggregation_fades_when_the_candidates_are_the_whole_index() {
-        let scored = vec![
-            (1.00, chunk(1, "src/a.rs", None)),
-            (0.95, chunk(2, "src/b.rs", None)),
-            (0.90, chunk(3, "src/b.rs", None)),
-            (0.85, chunk(4, "src/b.rs", None)),
-        ];
+        let scored = one_strong_chunk_and_a_file_of_three();
         // Four candidates out of four chunks: b.rs is merely the bigger file.
         let mut s = scored.clone();
         rerank(&QueryShape::new("query words"), &mut s, 4.0);
