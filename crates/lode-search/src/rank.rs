@@ -15,7 +15,7 @@ pub const SEMANTIC_WEIGHT: f64 = 0.3;
 /// of the candidates' summed score (less in proportion).
 const FILE_WEIGHT: f64 = 0.5;
 
-/// Each further hit from a file already shown is worth this much more less.
+/// Each further hit from a file already shown counts this times the one before.
 /// Measured: 0.4 over 0.5 (queries with several target files want them in
 /// the top ranks; see `docs/benchmarks.md`).
 const SAME_FILE_DECAY: f64 = 0.4;
@@ -73,7 +73,7 @@ fn lift_best_chunk_of_strong_files(scored: &mut [(f64, ChunkRow)], unit: f64) {
 }
 
 /// One file should not fill the top: after a file's first hit (scored is
-/// sorted), each further hit from it counts half as much as the one before.
+/// sorted), each further hit from it counts [`SAME_FILE_DECAY`] times the one before.
 fn spread_files(scored: &mut [(f64, ChunkRow)]) {
     let mut seen: HashMap<String, i32> = HashMap::new();
     for (score, c) in scored.iter_mut() {
