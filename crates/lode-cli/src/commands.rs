@@ -324,9 +324,10 @@ fn search(ctx: Context, query: &str, opts: SearchOptions) -> Result<u8> {
     if query.trim().is_empty() {
         return Err(Error::BadQuery("empty query".into()));
     }
-    let index = ctx.open_fresh()?;
-    let _over = ctx.overlay_over(&index)?;
-    let results = lode_search::search(&index, query, &opts)?;
+    let (index, results) = ctx.open_fresh_and(|index| {
+        let _over = ctx.overlay_over(index)?;
+        lode_search::search(index, query, &opts)
+    })?;
     note_hits(results.hits.len());
     for note in index.take_notes() {
         ctx.note(&note);
@@ -338,9 +339,10 @@ fn search(ctx: Context, query: &str, opts: SearchOptions) -> Result<u8> {
 fn grep(ctx: Context, regex: &str, opts: GrepOptions) -> Result<u8> {
     // Bad input fails before any indexing work.
     lode_search::validate_regex(regex)?;
-    let index = ctx.open_fresh()?;
-    let _over = ctx.overlay_over(&index)?;
-    let results = lode_search::grep(&index, regex, &opts)?;
+    let (_, results) = ctx.open_fresh_and(|index| {
+        let _over = ctx.overlay_over(index)?;
+        lode_search::grep(index, regex, &opts)
+    })?;
     note_hits(results.groups.iter().map(|g| g.lines.len()).sum());
     emit(&ctx, "grep", &results, || render::grep_text(&results));
     Ok(if results.groups.is_empty() { 1 } else { 0 })

@@ -139,6 +139,15 @@ impl Context {
 
     /// Opens the index after bringing it up to date (unless `--no-refresh`).
     pub fn open_fresh(&self) -> Result<Index> {
+        self.open_fresh_and(|_| Ok(())).map(|(index, ())| index)
+    }
+
+    /// As [`Context::open_fresh`], and `f`'s answer on the index: `f` runs
+    /// while the tree is checked, and again if the check found it changed
+    /// (`lode_index::refresh_and`), so it must only compute its answer.
+    /// With `--overlay` it runs once, after the check: putting the overlay
+    /// on notes what it skips.
+    pub fn open_fresh_and<T>(&self, f: impl Fn(&Index) -> Result<T>) -> Result<(Index, T)> {
         let bar = Progress::new();
         let progress = |done: usize, total: usize| bar.update(done, total);
         let note = |m: &str| self.note(m);
@@ -149,12 +158,18 @@ impl Context {
             note: &note,
             embed: lode_index::EmbedPhase::Within(QUERY_EMBED_BUDGET),
         };
-        let (index, freshness) = lode_index::refresh(&self.location, &opts)?;
+        let (index, answer, freshness) = if self.overlay.is_some() {
+            let (index, freshness) = lode_index::refresh(&self.location, &opts)?;
+            let answer = f(&index)?;
+            (index, answer, freshness)
+        } else {
+            lode_index::refresh_and(&self.location, &opts, f)?
+        };
         bar.finish();
         if let Some(note) = freshness.note() {
             self.note(&note);
         }
-        Ok(index)
+        Ok((index, answer))
     }
 
     /// A user path as a path relative to the root: relative paths are taken

@@ -46,8 +46,7 @@ fn search(
         semantic: !args.lexical,
         ..SearchOptions::default()
     };
-    let index = ctx.open_fresh()?;
-    let results = lode_search::search(&index, query, &opts)?;
+    let (index, results) = ctx.open_fresh_and(|index| lode_search::search(index, query, &opts))?;
     for note in index.take_notes() {
         ctx.note(&note);
     }

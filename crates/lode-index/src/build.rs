@@ -81,6 +81,10 @@ pub struct BuildReport {
     /// (no directory listed; see `lode_index::snapshot`).
     pub quick_walk: bool,
     pub generation: u64,
+    /// The paths whose rows this build wrote or removed (a reader that keeps
+    /// decoded state across builds re-reads these; see `Index::adopt_vectors`).
+    #[serde(skip)]
+    pub touched: Vec<String>,
     /// The embedding phase that followed, when the build ran one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub embedding: Option<EmbedReport>,
@@ -238,6 +242,9 @@ fn build_once(
         ..BuildReport::default()
     };
     let total = diff.changed.len();
+    report.touched = (diff.changed.iter().map(|f| f.path.clone()))
+        .chain(diff.deleted.iter().map(|(path, _)| path.clone()))
+        .collect();
     let selected = selected_languages(opts.config)?;
     let vendored = opts.config.files.vendored;
     // A small update with a model in this process embeds its chunks in its

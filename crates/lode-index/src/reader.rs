@@ -11,7 +11,7 @@ use serde::Serialize;
 use crate::lexical::{self, Bm25Params, CollectionStats, LengthSums, Posting};
 use crate::location::IndexLocation;
 use crate::overlay::{self, Active};
-use crate::store::{Store, sql_err};
+use crate::store::{Manifest, Store, sql_err};
 
 /// An index opened for reading. Every read sees one committed state.
 pub struct Index {
@@ -32,13 +32,99 @@ struct StoredVectors {
     ids: Vec<i64>,
     data: Vec<u8>,
     chunks: u64,
+    /// Each file's run of `ids` as `(file_id, first, count)`, by file id:
+    /// what [`Index::adopt_vectors`] replaces after an update.
+    files: Vec<(i64, usize, usize)>,
+    stride: usize,
+    /// The database, build generation and chunks without vectors of the
+    /// committed state these were read from.
+    db: std::path::PathBuf,
+    generation: u64,
+    pending: u64,
 }
+
+/// An open index's decoded vectors, taken from it so that the index opened
+/// after an update need not read them all again (see [`Index::adopt_vectors`]).
+pub struct KeptVectors(StoredVectors);
 
 /// What BM25 needs of the whole collection, per open index.
 #[derive(Clone, Copy)]
 struct LexicalStats {
     collection: CollectionStats,
     max_chunk_id: i64,
+}
+
+impl StoredVectors {
+    /// Adds file `file`'s vectors after every file read so far.
+    fn append(&mut self, file: i64, ids: &[u8], data: &[u8]) {
+        if data.len() != ids.len() / 8 * self.stride {
+            return; // written by another model; the fingerprint rebuilds it
+        }
+        let n = ids.len() / 8;
+        self.files.push((file, self.ids.len(), n));
+        self.ids.extend(decode_ids(ids));
+        self.data.extend_from_slice(data);
+    }
+
+    /// Removes file `file`'s vectors, if it has any.
+    fn remove(&mut self, file: i64) {
+        let Ok(at) = self.files.binary_search_by_key(&file, |f| f.0) else {
+            return;
+        };
+        let (_, first, n) = self.files.remove(at);
+        self.ids.drain(first..first + n);
+        self.data
+            .drain(first * self.stride..(first + n) * self.stride);
+        for f in &mut self.files[at..] {
+            f.1 -= n;
+        }
+        self.chunks -= n as u64;
+    }
+
+    /// Puts file `file`'s vectors where a fresh read (by file id) would.
+    fn insert(&mut self, file: i64, ids: &[u8], data: &[u8]) {
+        if data.len() != ids.len() / 8 * self.stride {
+            return;
+        }
+        let n = ids.len() / 8;
+        let at = self.files.partition_point(|f| f.0 < file);
+        let first = self.files.get(at).map_or(self.ids.len(), |f| f.1);
+        self.ids.splice(first..first, decode_ids(ids));
+        let byte = first * self.stride;
+        self.data.splice(byte..byte, data.iter().copied());
+        for f in &mut self.files[at..] {
+            f.1 += n;
+        }
+        self.files.insert(at, (file, first, n));
+        self.chunks += n as u64;
+    }
+}
+
+fn decode_ids(ids: &[u8]) -> impl Iterator<Item = i64> + '_ {
+    ids.chunks_exact(8)
+        .map(|b| i64::from_le_bytes(b.try_into().expect("8 bytes")))
+}
+
+/// A `vectors` row's `ids` and `data` blobs (the row's columns after the first).
+fn vector_row<'r>(row: &'r rusqlite::Row) -> rusqlite::Result<(&'r [u8], &'r [u8])> {
+    let n = row.as_ref().column_count();
+    let ids = row.get_ref(n - 2)?.as_blob()?;
+    let data = row.get_ref(n - 1)?.as_blob()?;
+    Ok((ids, data))
+}
+
+/// The build generation and the count of chunks without vectors, as committed.
+fn generation_and_pending(conn: &rusqlite::Connection) -> rusqlite::Result<(u64, u64)> {
+    let meta = |key: &str| -> rusqlite::Result<u64> {
+        Ok(conn
+            .query_row("SELECT value FROM meta WHERE key = ?1", [key], |r| {
+                r.get::<_, String>(0)
+            })
+            .optional()?
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(0))
+    };
+    Ok((meta("generation")?, meta("vectors_pending")?))
 }
 
 /// Decoded postings by term (see [`Index::postings`]).
@@ -426,38 +512,104 @@ impl Index {
         let chunks: i64 = tx
             .query_row("SELECT COUNT(*) FROM chunks", [], |r| r.get(0))
             .map_err(|e| self.err(e))?;
+        let (generation, pending) = generation_and_pending(&tx).map_err(|e| self.err(e))?;
+        let mut v = StoredVectors {
+            ids: Vec::new(),
+            data: Vec::new(),
+            chunks: chunks as u64,
+            files: Vec::new(),
+            stride,
+            db: self.store.path().to_path_buf(),
+            generation,
+            pending,
+        };
         let mut stmt = tx
-            .prepare_cached("SELECT ids, data FROM vectors ORDER BY file_id")
+            .prepare_cached("SELECT file_id, ids, data FROM vectors ORDER BY file_id")
             .map_err(|e| self.err(e))?;
         let mut rows = stmt.query([]).map_err(|e| self.err(e))?;
-        let (mut all_ids, mut all_data) = (Vec::new(), Vec::new());
         while let Some(row) = rows.next().map_err(|e| self.err(e))? {
-            let ids = row
-                .get_ref(0)
-                .and_then(|v| v.as_blob().map_err(Into::into))
-                .map_err(|e| self.err(e))?;
-            let data = row
-                .get_ref(1)
-                .and_then(|v| v.as_blob().map_err(Into::into))
-                .map_err(|e| self.err(e))?;
-            if data.len() != ids.len() / 8 * stride {
-                continue; // written by another model; the fingerprint rebuilds it
-            }
-            all_ids.extend(
-                ids.chunks_exact(8)
-                    .map(|b| i64::from_le_bytes(b.try_into().expect("8 bytes"))),
-            );
-            all_data.extend_from_slice(data);
+            let file: i64 = row.get(0).map_err(|e| self.err(e))?;
+            let (ids, data) = vector_row(row).map_err(|e| self.err(e))?;
+            v.append(file, ids, data);
         }
         drop(rows);
         drop(stmt);
         drop(tx);
-        let _ = self.vectors_cache.set(StoredVectors {
-            ids: all_ids,
-            data: all_data,
-            chunks: chunks as u64,
-        });
+        let _ = self.vectors_cache.set(v);
         Ok(self.vectors_cache.get().expect("just set"))
+    }
+
+    /// Tests: the decoded vectors as `(ids, data, chunks)`, once read.
+    #[doc(hidden)]
+    pub fn decoded_vectors(&self) -> Option<(Vec<i64>, Vec<u8>, u64)> {
+        let v = self.vectors_cache.get()?;
+        Some((v.ids.clone(), v.data.clone(), v.chunks))
+    }
+
+    /// The decoded vectors of this index, if a dense query read them, to be
+    /// handed to the index opened after an update ([`Index::adopt_vectors`]).
+    pub fn take_vectors(&mut self) -> Option<KeptVectors> {
+        self.vectors_cache.take().map(KeptVectors)
+    }
+
+    /// Takes over `kept`, read by an earlier open of this database, when the
+    /// one commit since was the build whose report named `touched` (paths):
+    /// only those files' vectors are read again, so a long-lived process pays
+    /// for an edit's vectors, not for every vector of the index. Anything
+    /// else (another database, another build or an embedding phase in
+    /// between, vectors pending on either side) drops `kept`, and the first
+    /// dense query reads them all as usual. Returns whether `kept` was taken.
+    pub fn adopt_vectors(
+        &self,
+        kept: KeptVectors,
+        old: &Manifest,
+        touched: &[String],
+    ) -> Result<bool> {
+        let mut v = kept.0;
+        let tx = self
+            .store
+            .connection()
+            .unchecked_transaction()
+            .map_err(|e| self.err(e))?;
+        let (generation, pending) = generation_and_pending(&tx).map_err(|e| self.err(e))?;
+        if v.db != self.store.path()
+            || generation != v.generation + 1
+            || v.pending != 0
+            || pending != 0
+        {
+            return Ok(false);
+        }
+        let mut by_path = tx
+            .prepare_cached("SELECT id FROM files WHERE path = ?1")
+            .map_err(|e| self.err(e))?;
+        let mut row_of = tx
+            .prepare_cached("SELECT ids, data FROM vectors WHERE file_id = ?1")
+            .map_err(|e| self.err(e))?;
+        let mut files: Vec<i64> = Vec::new();
+        for path in touched {
+            files.extend(old.get(path).map(|e| e.id));
+            files.extend(
+                by_path
+                    .query_row([path], |r| r.get::<_, i64>(0))
+                    .optional()
+                    .map_err(|e| self.err(e))?,
+            );
+        }
+        files.sort_unstable();
+        files.dedup();
+        for file in files {
+            v.remove(file);
+            let mut rows = row_of.query([file]).map_err(|e| self.err(e))?;
+            if let Some(row) = rows.next().map_err(|e| self.err(e))? {
+                let (ids, data) = vector_row(row).map_err(|e| self.err(e))?;
+                v.insert(file, ids, data);
+            }
+        }
+        v.generation = generation;
+        drop((by_path, row_of));
+        drop(tx);
+        let _ = self.vectors_cache.set(v);
+        Ok(true)
     }
 
     /// The chunks a filter admits, or `None` when it admits all.

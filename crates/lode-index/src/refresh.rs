@@ -3,7 +3,10 @@
 use lode_core::{Config, Error, Result};
 use serde::Serialize;
 
-use crate::build::{BuildOptions, BuildReport, build_with_walk, fingerprint, stat_diff, walk_for};
+use crate::build::{
+    BuildOptions, BuildReport, WalkBasis, build_with_walk, fingerprint, stat_diff, walk_for,
+    walk_with,
+};
 use crate::embed::{EmbedOptions, EmbedPhase};
 use crate::location::{IndexLocation, WriterLock};
 use crate::reader::Index;
@@ -75,6 +78,86 @@ pub fn refresh(loc: &IndexLocation, opts: &RefreshOptions) -> Result<(Index, Fre
     let (index, freshness) = refresh_inner(loc, opts)?;
     note(&freshness);
     Ok((index, freshness))
+}
+
+/// As [`refresh`], and runs `f` on the index it returns. When the index's
+/// config still matches, `f` first runs on the index as it is *while* the
+/// stat pass checks the tree on another thread; the answer stands when the
+/// tree turns out unchanged (the usual case), and otherwise the index is
+/// updated and `f` runs again on the new one. A command that opens, checks
+/// and answers thus costs about the longer of the check and the answer, not
+/// their sum. `f` must not have effects beyond its answer: it may run twice.
+pub fn refresh_and<T>(
+    loc: &IndexLocation,
+    opts: &RefreshOptions,
+    f: impl Fn(&Index) -> Result<T>,
+) -> Result<(Index, T, Freshness)> {
+    crate::diagnostics::note_root(&loc.id());
+    let (index, freshness) = match speculate(loc, opts, &f)? {
+        Speculated::Answered(index, answer) => return Ok((*index, answer, Freshness::Fresh)),
+        // The walk just made decides: no second stat pass.
+        Speculated::Changed(walked, changed) => update(loc, opts, walked, changed, false)?,
+        Speculated::NotTried => refresh_inner(loc, opts)?,
+    };
+    note(&freshness);
+    let answer = f(&index)?;
+    Ok((index, answer, freshness))
+}
+
+/// What running a query beside the stat pass came to.
+enum Speculated<T> {
+    /// The tree is as indexed: the answer stands.
+    Answered(Box<Index>, T),
+    /// The walk found this many files changed: the index needs an update.
+    Changed(crate::walk::WalkReport, usize),
+    /// The index must be built, rebuilt or given vectors first.
+    NotTried,
+}
+
+/// `f` on the index as it is, with the stat pass run beside it.
+fn speculate<T>(
+    loc: &IndexLocation,
+    opts: &RefreshOptions,
+    f: &impl Fn(&Index) -> Result<T>,
+) -> Result<Speculated<T>> {
+    let index = match Index::open(loc) {
+        Ok(index) => index,
+        Err(Error::NoIndex(_)) | Err(Error::IndexCorrupt { .. }) => {
+            return Ok(Speculated::NotTried);
+        }
+        Err(e) => return Err(e),
+    };
+    if opts.no_refresh {
+        let answer = f(&index)?;
+        return Ok(Speculated::Answered(Box::new(index), answer));
+    }
+    let store = index.store();
+    let resumes_embedding =
+        !matches!(opts.embed, EmbedPhase::Later) && crate::embed::pending_chunks(store)? > 0;
+    if resumes_embedding
+        || store.meta("fingerprint")?.as_deref() != Some(fingerprint(opts.config).as_str())
+    {
+        return Ok(Speculated::NotTried);
+    }
+    let manifest = store.manifest()?;
+    let basis = WalkBasis::load(store)?;
+    let (root, config) = (&loc.root, opts.config);
+    let (answer, walked) = std::thread::scope(|s| {
+        let walk = s.spawn(|| walk_with(root, basis.as_ref(), &manifest, config));
+        let answer = f(&index);
+        let walked = walk
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        (answer, walked)
+    });
+    let walked = walked?;
+    let diff = stat_diff(&walked, &manifest);
+    if diff.is_empty() {
+        return Ok(Speculated::Answered(Box::new(index), answer?));
+    }
+    let changed = diff.changed.len() + diff.deleted.len();
+    drop(diff);
+    Ok(Speculated::Changed(walked, changed))
 }
 
 /// Counts a refresh in the diagnostics log.

@@ -113,6 +113,25 @@ pub struct ManifestEntry {
     pub hash: [u8; 32],
 }
 
+/// A `files` row as `(path, entry)`: columns id, path, size, mtime_ns, hash.
+fn manifest_row(r: &rusqlite::Row) -> rusqlite::Result<(String, ManifestEntry)> {
+    let mut hash = [0u8; 32];
+    if let Ok(stored) = r.get_ref(4)?.as_blob()
+        && stored.len() == 32
+    {
+        hash.copy_from_slice(stored);
+    }
+    Ok((
+        r.get::<_, String>(1)?,
+        ManifestEntry {
+            id: r.get(0)?,
+            size: r.get::<_, i64>(2)? as u64,
+            mtime_ns: r.get(3)?,
+            hash,
+        },
+    ))
+}
+
 /// An open index database.
 pub struct Store {
     pub(crate) conn: Connection,
@@ -230,25 +249,31 @@ impl Store {
             .prepare_cached("SELECT id, path, size, mtime_ns, hash FROM files")
             .map_err(|e| sql_err(&self.path, e))?;
         let rows = stmt
-            .query_map([], |r| {
-                let hash: Vec<u8> = r.get(4)?;
-                let mut h = [0u8; 32];
-                if hash.len() == 32 {
-                    h.copy_from_slice(&hash);
-                }
-                Ok((
-                    r.get::<_, String>(1)?,
-                    ManifestEntry {
-                        id: r.get(0)?,
-                        size: r.get::<_, i64>(2)? as u64,
-                        mtime_ns: r.get(3)?,
-                        hash: h,
-                    },
-                ))
-            })
+            .query_map([], manifest_row)
             .map_err(|e| sql_err(&self.path, e))?;
         rows.collect::<rusqlite::Result<Manifest>>()
             .map_err(|e| sql_err(&self.path, e))
+    }
+
+    /// Brings `manifest` (read earlier) up to date for `paths`, the files one
+    /// build since touched: each is read again, or removed when the index no
+    /// longer has it. The caller knows that build was the only change.
+    pub fn patch_manifest(&self, manifest: &mut Manifest, paths: &[String]) -> Result<()> {
+        let mut stmt = self
+            .conn
+            .prepare_cached("SELECT id, path, size, mtime_ns, hash FROM files WHERE path = ?1")
+            .map_err(|e| sql_err(&self.path, e))?;
+        for path in paths {
+            match stmt
+                .query_row([path], manifest_row)
+                .optional()
+                .map_err(|e| sql_err(&self.path, e))?
+            {
+                Some((path, entry)) => manifest.insert(path, entry),
+                None => manifest.remove(path),
+            };
+        }
+        Ok(())
     }
 
     /// Runs `f` inside one write transaction, committed only if `f` succeeds.

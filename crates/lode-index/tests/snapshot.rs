@@ -264,3 +264,54 @@ fn a_walk_from_known_writes_still_checks_the_ignore_files_it_watches() {
     rewrite(&f.root.join(".gitignore"), "src/\n");
     assert!(lode_index::walk_changed(&f.root, &basis, &manifest, &paths, &f.config).is_none());
 }
+
+/// `refresh_and` answers from the index as it is while the stat pass runs:
+/// with nothing changed that answer stands and the query runs once.
+#[test]
+fn a_query_beside_the_stat_pass_stands_when_nothing_changed() {
+    let f = Fixture::new();
+    age(&f.root);
+    f.build();
+    let runs = std::cell::Cell::new(0);
+    let opts = lode_index::RefreshOptions::new(&f.config);
+    let (_, found, freshness) = lode_index::refresh_and(&f.loc, &opts, |index| {
+        runs.set(runs.get() + 1);
+        Ok(index.symbols_named("beta")?.len())
+    })
+    .unwrap();
+    assert_eq!((found, runs.get()), (1, 1));
+    assert!(matches!(freshness, lode_index::Freshness::Fresh));
+}
+
+/// ...and with a file changed in place, the answer comes from the updated
+/// index: the query runs again after the update.
+#[test]
+fn a_query_beside_the_stat_pass_runs_again_when_the_tree_changed() {
+    let f = Fixture::new();
+    age(&f.root);
+    f.build();
+    rewrite(
+        &f.root.join("src/deep/b.py"),
+        "def gamma():\n    return 3\n",
+    );
+    let runs = std::cell::Cell::new(0);
+    let opts = lode_index::RefreshOptions::new(&f.config);
+    let (index, found, freshness) = lode_index::refresh_and(&f.loc, &opts, |index| {
+        runs.set(runs.get() + 1);
+        Ok(index.symbols_named("gamma")?.len())
+    })
+    .unwrap();
+    assert_eq!(
+        (found, runs.get()),
+        (1, 2),
+        "answered from the updated index"
+    );
+    match freshness {
+        lode_index::Freshness::Refreshed(report) => {
+            assert!(report.quick_walk, "the speculative walk was reused");
+            assert_eq!(report.parsed, 1);
+        }
+        other => panic!("expected a refresh, got {other:?}"),
+    }
+    assert!(index.symbols_named("beta").unwrap().is_empty());
+}

@@ -646,6 +646,35 @@ mod tests {
         assert_eq!(r.repo(0).checks_by_writes(), before);
     }
 
+    /// An edit costs a served index its edited file's vectors, not all of
+    /// them: those it decoded before are carried over, and equal what a
+    /// fresh read of the updated index holds.
+    #[test]
+    fn an_edit_keeps_the_vectors_decoded_before_it() {
+        let a = tempfile::tempdir().unwrap();
+        let cache = tempfile::tempdir().unwrap();
+        std::fs::write(a.path().join("b.py"), "def beta():\n    return 2\n").unwrap();
+        let r = settled(a.path(), cache.path());
+        let filter = lode_index::Filter::default();
+        r.query(0, |i| i.dense("alpha", &filter, 3).map(drop))
+            .unwrap();
+        std::fs::write(
+            a.path().join("a.py"),
+            "def fresh():\n    pass\n\ndef other():\n    pass\n",
+        )
+        .unwrap();
+        let ((seen, carried), _) = r
+            .query(0, |i| {
+                Ok((!i.symbols_named("fresh")?.is_empty(), i.decoded_vectors()))
+            })
+            .unwrap();
+        assert!(seen, "the edit was indexed");
+        let fresh = Index::open(&r.repos[0].location).unwrap();
+        fresh.dense("alpha", &filter, 3).unwrap();
+        let carried = carried.expect("the vectors were carried over");
+        assert_eq!(Some(carried), fresh.decoded_vectors());
+    }
+
     #[test]
     fn after_a_watcher_error_every_call_checks_the_tree() {
         let a = tempfile::tempdir().unwrap();
