@@ -85,6 +85,10 @@ pub struct BuildReport {
     /// decoded state across builds re-reads these; see `Index::adopt_vectors`).
     #[serde(skip)]
     pub touched: Vec<String>,
+    /// The terms whose postings this build rewrote (`None` after a rebuild:
+    /// every term).
+    #[serde(skip)]
+    pub touched_terms: Option<Vec<String>>,
     /// The embedding phase that followed, when the build ran one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub embedding: Option<EmbedReport>,
@@ -357,7 +361,10 @@ fn build_once(
         // The collection's lengths move by this build's delta; a new database
         // (or one without the sums) counts them once.
         let delta = postings.length_delta();
-        postings.write(tx)?;
+        let terms = postings.write(tx)?;
+        if rebuilt.is_none() {
+            report.touched_terms = Some(terms);
+        }
         let previous = match &rebuilt {
             None => tx
                 .query_row("SELECT value FROM meta WHERE key = 'lexical_sums'", [], |r| r.get::<_, String>(0))

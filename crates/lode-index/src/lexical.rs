@@ -219,7 +219,8 @@ impl PendingPostings {
 
     /// Rewrites the postings blocks this build touched: for each affected
     /// term, the blocks that held removed chunks and those receiving new ones.
-    pub fn write(self, tx: &Transaction) -> rusqlite::Result<()> {
+    /// Returns the affected terms, sorted.
+    pub fn write(self, tx: &Transaction) -> rusqlite::Result<Vec<String>> {
         let PendingPostings {
             mut map,
             removed_chunks,
@@ -241,16 +242,16 @@ impl PendingPostings {
         )?;
         let mut delete =
             tx.prepare_cached("DELETE FROM postings WHERE term = ?1 AND block = ?2")?;
-        for term in affected {
+        for term in &affected {
             let mut new_by_block: BTreeMap<i64, Vec<Posting>> = BTreeMap::new();
-            for p in map.remove(&term).unwrap_or_default() {
+            for p in map.remove(term).unwrap_or_default() {
                 new_by_block.entry(block_of(p.chunk)).or_default().push(p);
             }
             let mut blocks: BTreeSet<i64> = new_by_block.keys().copied().collect();
-            blocks.extend(removed_blocks.remove(&term).unwrap_or_default());
+            blocks.extend(removed_blocks.remove(term).unwrap_or_default());
             let mut stored: HashMap<i64, Vec<u8>> = HashMap::new();
             if blocks.len() > RANGE_READ_BLOCKS {
-                let rows = read_all.query_map([&term], |r| Ok((r.get::<_, i64>(0)?, r.get(1)?)))?;
+                let rows = read_all.query_map([term], |r| Ok((r.get::<_, i64>(0)?, r.get(1)?)))?;
                 for row in rows {
                     let (block, data) = row?;
                     if blocks.contains(&block) {
@@ -291,7 +292,7 @@ impl PendingPostings {
                 upsert.execute(params![term, block, list.len() as i64, encode(&list)])?;
             }
         }
-        Ok(())
+        Ok(affected)
     }
 }
 

@@ -68,11 +68,10 @@ pub use build::{
 };
 pub use embed::{EmbedOptions, EmbedPhase, EmbedReport, Stopped, embed};
 pub use location::{EmbedLock, IndexLocation, WriterLock, default_cache_base};
-pub use reader::{
-    ChunkRow, FileRow, Filter, Index, IndexStats, KeptVectors, LanguageCount, SymbolRow,
-};
+pub use reader::{ChunkRow, FileRow, Filter, Index, IndexStats, LanguageCount, SymbolRow};
 pub use refresh::{
     Freshness, IndexState, RefreshOptions, refresh, refresh_and, refresh_walked, state,
+    update_walked,
 };
 pub use relations::{CallRow, ImportRow};
 pub use store::{Manifest, ManifestEntry, SCHEMA_VERSION, Store, WAL_LIMIT_BYTES};

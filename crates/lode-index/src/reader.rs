@@ -24,6 +24,9 @@ pub struct Index {
     overlay: RefCell<Option<Arc<Active>>>,
     /// One-line notes of dense queries that ran lexical-only, for the caller.
     notes: Mutex<Vec<String>>,
+    /// The build generation committed when this was opened, or last brought
+    /// up to date by [`Index::after_build`].
+    generation: u64,
 }
 
 /// Every stored chunk vector, read at once, and the chunks of the index at
@@ -33,19 +36,12 @@ struct StoredVectors {
     data: Vec<u8>,
     chunks: u64,
     /// Each file's run of `ids` as `(file_id, first, count)`, by file id:
-    /// what [`Index::adopt_vectors`] replaces after an update.
+    /// what [`Index::after_build`] replaces after an update.
     files: Vec<(i64, usize, usize)>,
     stride: usize,
-    /// The database, build generation and chunks without vectors of the
-    /// committed state these were read from.
-    db: std::path::PathBuf,
-    generation: u64,
+    /// Chunks without vectors in the committed state these were read from.
     pending: u64,
 }
-
-/// An open index's decoded vectors, taken from it so that the index opened
-/// after an update need not read them all again (see [`Index::adopt_vectors`]).
-pub struct KeptVectors(StoredVectors);
 
 /// What BM25 needs of the whole collection, per open index.
 #[derive(Clone, Copy)]
@@ -261,6 +257,8 @@ impl Index {
             .current_db()
             .ok_or_else(|| Error::NoIndex(loc.root.clone()))?;
         let store = Store::open(&path)?;
+        let (generation, _) =
+            generation_and_pending(store.connection()).map_err(|e| sql_err(&path, e))?;
         Ok(Index {
             store,
             location: loc.clone(),
@@ -269,7 +267,100 @@ impl Index {
             postings_cache: Mutex::new(PostingsCache::default()),
             overlay: RefCell::new(None),
             notes: Mutex::new(Vec::new()),
+            generation,
         })
+    }
+
+    /// Brings what this open index decoded up to date after the build of
+    /// `report` committed, when that build was the only commit since it was
+    /// opened (a long-lived reader keeps its connection through an update):
+    /// the vectors and postings of the files and terms the build touched are
+    /// read again on demand, the rest stay. Otherwise — another build or an
+    /// embedding phase in between, vectors pending, a rebuilt database —
+    /// everything is dropped and read afresh on first use, as by a new open.
+    /// `old`: the file list as it was before the build. Returns whether the
+    /// build was the only commit (a caller's own copy of the file list then
+    /// only needs the touched paths read again: `Store::patch_manifest`).
+    pub fn after_build(&mut self, report: &crate::BuildReport, old: &Manifest) -> Result<bool> {
+        self.stats_cache.take();
+        let tx = self
+            .store
+            .connection()
+            .unchecked_transaction()
+            .map_err(|e| self.err(e))?;
+        let (generation, pending) = generation_and_pending(&tx).map_err(|e| self.err(e))?;
+        let one_build = self.generation + 1 == report.generation
+            && generation == report.generation
+            && self.location.current_db().as_deref() == Some(self.store.path());
+        let kept_terms = match (&report.touched_terms, one_build) {
+            (Some(terms), true) => {
+                let mut cache = self
+                    .postings_cache
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner());
+                for term in terms {
+                    if let Some(list) = cache.map.remove(term) {
+                        cache.entries -= list.len();
+                    }
+                }
+                true
+            }
+            _ => false,
+        };
+        if !kept_terms {
+            *self
+                .postings_cache
+                .lock()
+                .unwrap_or_else(|p| p.into_inner()) = PostingsCache::default();
+        }
+        if let Some(v) = self.vectors_cache.take()
+            && one_build
+            && v.pending == 0
+            && pending == 0
+        {
+            let v = self.patch_vectors(&tx, v, old, &report.touched)?;
+            let _ = self.vectors_cache.set(v);
+        }
+        self.generation = generation;
+        Ok(one_build)
+    }
+
+    /// `v` with the vectors of the files at `touched` read again (the files
+    /// of those paths before the build, `old`, and after it).
+    fn patch_vectors(
+        &self,
+        tx: &rusqlite::Transaction,
+        mut v: StoredVectors,
+        old: &Manifest,
+        touched: &[String],
+    ) -> Result<StoredVectors> {
+        let mut by_path = tx
+            .prepare_cached("SELECT id FROM files WHERE path = ?1")
+            .map_err(|e| self.err(e))?;
+        let mut row_of = tx
+            .prepare_cached("SELECT ids, data FROM vectors WHERE file_id = ?1")
+            .map_err(|e| self.err(e))?;
+        let mut files: Vec<i64> = Vec::new();
+        for path in touched {
+            files.extend(old.get(path).map(|e| e.id));
+            files.extend(
+                by_path
+                    .query_row([path], |r| r.get::<_, i64>(0))
+                    .optional()
+                    .map_err(|e| self.err(e))?,
+            );
+        }
+        files.sort_unstable();
+        files.dedup();
+        for file in files {
+            v.remove(file);
+            let mut rows = row_of.query([file]).map_err(|e| self.err(e))?;
+            if let Some(row) = rows.next().map_err(|e| self.err(e))? {
+                let (ids, data) = vector_row(row).map_err(|e| self.err(e))?;
+                v.insert(file, ids, data);
+            }
+        }
+        Ok(v)
     }
 
     pub(crate) fn overlay_slot(&self) -> &RefCell<Option<Arc<Active>>> {
@@ -512,15 +603,13 @@ impl Index {
         let chunks: i64 = tx
             .query_row("SELECT COUNT(*) FROM chunks", [], |r| r.get(0))
             .map_err(|e| self.err(e))?;
-        let (generation, pending) = generation_and_pending(&tx).map_err(|e| self.err(e))?;
+        let (_, pending) = generation_and_pending(&tx).map_err(|e| self.err(e))?;
         let mut v = StoredVectors {
             ids: Vec::new(),
             data: Vec::new(),
             chunks: chunks as u64,
             files: Vec::new(),
             stride,
-            db: self.store.path().to_path_buf(),
-            generation,
             pending,
         };
         let mut stmt = tx
@@ -544,72 +633,6 @@ impl Index {
     pub fn decoded_vectors(&self) -> Option<(Vec<i64>, Vec<u8>, u64)> {
         let v = self.vectors_cache.get()?;
         Some((v.ids.clone(), v.data.clone(), v.chunks))
-    }
-
-    /// The decoded vectors of this index, if a dense query read them, to be
-    /// handed to the index opened after an update ([`Index::adopt_vectors`]).
-    pub fn take_vectors(&mut self) -> Option<KeptVectors> {
-        self.vectors_cache.take().map(KeptVectors)
-    }
-
-    /// Takes over `kept`, read by an earlier open of this database, when the
-    /// one commit since was the build whose report named `touched` (paths):
-    /// only those files' vectors are read again, so a long-lived process pays
-    /// for an edit's vectors, not for every vector of the index. Anything
-    /// else (another database, another build or an embedding phase in
-    /// between, vectors pending on either side) drops `kept`, and the first
-    /// dense query reads them all as usual. Returns whether `kept` was taken.
-    pub fn adopt_vectors(
-        &self,
-        kept: KeptVectors,
-        old: &Manifest,
-        touched: &[String],
-    ) -> Result<bool> {
-        let mut v = kept.0;
-        let tx = self
-            .store
-            .connection()
-            .unchecked_transaction()
-            .map_err(|e| self.err(e))?;
-        let (generation, pending) = generation_and_pending(&tx).map_err(|e| self.err(e))?;
-        if v.db != self.store.path()
-            || generation != v.generation + 1
-            || v.pending != 0
-            || pending != 0
-        {
-            return Ok(false);
-        }
-        let mut by_path = tx
-            .prepare_cached("SELECT id FROM files WHERE path = ?1")
-            .map_err(|e| self.err(e))?;
-        let mut row_of = tx
-            .prepare_cached("SELECT ids, data FROM vectors WHERE file_id = ?1")
-            .map_err(|e| self.err(e))?;
-        let mut files: Vec<i64> = Vec::new();
-        for path in touched {
-            files.extend(old.get(path).map(|e| e.id));
-            files.extend(
-                by_path
-                    .query_row([path], |r| r.get::<_, i64>(0))
-                    .optional()
-                    .map_err(|e| self.err(e))?,
-            );
-        }
-        files.sort_unstable();
-        files.dedup();
-        for file in files {
-            v.remove(file);
-            let mut rows = row_of.query([file]).map_err(|e| self.err(e))?;
-            if let Some(row) = rows.next().map_err(|e| self.err(e))? {
-                let (ids, data) = vector_row(row).map_err(|e| self.err(e))?;
-                v.insert(file, ids, data);
-            }
-        }
-        v.generation = generation;
-        drop((by_path, row_of));
-        drop(tx);
-        let _ = self.vectors_cache.set(v);
-        Ok(true)
     }
 
     /// The chunks a filter admits, or `None` when it admits all.

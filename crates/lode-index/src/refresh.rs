@@ -13,6 +13,8 @@ use crate::reader::Index;
 use crate::walk::walk;
 
 /// How a query's refresh went.
+// (One per query, moved a few times: its size does not matter.)
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug)]
 pub enum Freshness {
     /// Nothing changed since the last build (or the caller opted out of checking).
@@ -225,17 +227,39 @@ fn update(
     changed: usize,
     wait: bool,
 ) -> Result<(Index, Freshness)> {
+    let freshness = build_freshness(loc, opts, walked, changed, wait)?;
+    Ok((Index::open(loc)?, freshness))
+}
+
+/// As [`refresh_walked`], for a caller that keeps its index open through
+/// the update (see `Index::after_build`): nothing is opened here.
+pub fn update_walked(
+    loc: &IndexLocation,
+    opts: &RefreshOptions,
+    walked: crate::walk::WalkReport,
+    changed: usize,
+) -> Result<Freshness> {
+    crate::diagnostics::note_root(&loc.id());
+    let freshness = build_freshness(loc, opts, walked, changed, false)?;
+    note(&freshness);
+    Ok(freshness)
+}
+
+fn build_freshness(
+    loc: &IndexLocation,
+    opts: &RefreshOptions,
+    walked: crate::walk::WalkReport,
+    changed: usize,
+    wait: bool,
+) -> Result<Freshness> {
     match build_with_walk(loc, &build_options(opts, wait), Some(walked)) {
-        Ok(report) => Ok((Index::open(loc)?, Freshness::Refreshed(report))),
-        Err(Error::Locked { pid, .. }) => Ok((
-            Index::open(loc)?,
-            Freshness::Stale {
-                changed,
-                reason: format!(
-                    "lode process {pid} is indexing; answering from the last complete index"
-                ),
-            },
-        )),
+        Ok(report) => Ok(Freshness::Refreshed(report)),
+        Err(Error::Locked { pid, .. }) => Ok(Freshness::Stale {
+            changed,
+            reason: format!(
+                "lode process {pid} is indexing; answering from the last complete index"
+            ),
+        }),
         Err(e) => Err(e),
     }
 }

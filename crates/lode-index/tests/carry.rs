@@ -1,11 +1,12 @@
 //! A long-lived reader keeps what it decoded through an update: the vectors
-//! and the file list it carries over, patched for the files the build
-//! touched, must equal what a fresh open reads.
+//! and postings it keeps and the file list, patched for the files and terms
+//! the build touched, must equal what a fresh open reads.
 
 use std::fs;
 use std::path::Path;
 
 use lode_core::Config;
+use lode_index::lexical::Bm25Params;
 use lode_index::{BuildOptions, BuildReport, Filter, Index, IndexLocation, build};
 
 fn function(name: &str, body: &str) -> String {
@@ -37,6 +38,14 @@ fn opened_with_vectors(loc: &IndexLocation) -> Index {
     index
 }
 
+/// BM25 candidates of `query`, as the search's lexical side asks for them.
+fn lexical(index: &Index, query: &str) -> Vec<(i64, f64)> {
+    let terms = lode_index::tokens::query_terms(query);
+    index
+        .lexical(&terms, &Bm25Params::default(), &Filter::default(), 10)
+        .unwrap()
+}
+
 fn quiet_build(loc: &IndexLocation, config: &Config) -> BuildReport {
     build(loc, &BuildOptions::quiet(config)).unwrap()
 }
@@ -51,10 +60,10 @@ fn vectors_and_files_carried_through_an_update_equal_a_fresh_read() {
     let config = Config::default();
     quiet_build(&loc, &config);
 
-    let mut before = opened_with_vectors(&loc);
-    let manifest = before.store().manifest().unwrap();
-    let kept = before.take_vectors().expect("read above");
-    drop(before);
+    let mut index = opened_with_vectors(&loc);
+    let manifest = index.store().manifest().unwrap();
+    // Postings decoded before the edit, of terms it changes and of others.
+    lexical(&index, "sort list retry merge");
 
     // A file in the middle edited (one chunk more), one removed, one added:
     // runs of vectors shrink, grow, vanish and appear.
@@ -67,29 +76,28 @@ fn vectors_and_files_carried_through_an_update_equal_a_fresh_read() {
     let report = quiet_build(&loc, &config);
     assert_eq!((report.parsed, report.deleted), (2, 1));
 
-    let after = Index::open(&loc).unwrap();
-    assert!(
-        after
-            .adopt_vectors(kept, &manifest, &report.touched)
-            .unwrap()
-    );
+    assert!(index.after_build(&report, &manifest).unwrap(), "one build");
+    assert!(index.decoded_vectors().is_some(), "kept");
     let mut patched = manifest.clone();
-    after
+    index
         .store()
         .patch_manifest(&mut patched, &report.touched)
         .unwrap();
 
     let fresh = opened_with_vectors(&loc);
-    assert_eq!(after.decoded_vectors(), fresh.decoded_vectors());
+    assert_eq!(index.decoded_vectors(), fresh.decoded_vectors());
     assert_eq!(patched, fresh.store().manifest().unwrap());
     assert_eq!(
-        after.dense("merge lists", &Filter::default(), 3).unwrap(),
+        index.dense("merge lists", &Filter::default(), 3).unwrap(),
         fresh.dense("merge lists", &Filter::default(), 3).unwrap()
     );
+    for q in ["sort list retry merge", "merge", "config socket", "retry"] {
+        assert_eq!(lexical(&index, q), lexical(&fresh, q), "{q}");
+    }
 }
 
 #[test]
-fn vectors_are_not_carried_over_more_than_one_build() {
+fn nothing_decoded_is_kept_over_a_build_the_reader_did_not_see() {
     let tmp = tempfile::tempdir().unwrap();
     let root = tmp.path().join("repo");
     fs::create_dir_all(&root).unwrap();
@@ -98,14 +106,13 @@ fn vectors_are_not_carried_over_more_than_one_build() {
     let config = Config::default();
     quiet_build(&loc, &config);
 
-    let mut before = opened_with_vectors(&loc);
-    let manifest = before.store().manifest().unwrap();
-    let kept = before.take_vectors().unwrap();
-    drop(before);
+    let mut index = opened_with_vectors(&loc);
+    let manifest = index.store().manifest().unwrap();
+    lexical(&index, "change");
 
     fs::write(root.join("m3.py"), function("g3", "a first change")).unwrap();
     quiet_build(&loc, &config);
-    // A build this reader did not see: its touched list is not enough.
+    // A build this reader did not see: its touched lists are not enough.
     fs::write(
         root.join("m4.py"),
         function("g4", "a second change, longer"),
@@ -113,14 +120,13 @@ fn vectors_are_not_carried_over_more_than_one_build() {
     .unwrap();
     let report = quiet_build(&loc, &config);
 
-    let after = Index::open(&loc).unwrap();
+    assert!(!index.after_build(&report, &manifest).unwrap());
     assert!(
-        !after
-            .adopt_vectors(kept, &manifest, &report.touched)
-            .unwrap()
-    );
-    assert!(
-        after.decoded_vectors().is_none(),
+        index.decoded_vectors().is_none(),
         "read afresh on first use"
     );
+    let fresh = opened_with_vectors(&loc);
+    index.dense("change", &Filter::default(), 3).unwrap();
+    assert_eq!(index.decoded_vectors(), fresh.decoded_vectors());
+    assert_eq!(lexical(&index, "change"), lexical(&fresh, "change"));
 }

@@ -22,79 +22,66 @@ pub(crate) struct OpenIndex {
     fingerprint: Option<String>,
     manifest: lode_index::Manifest,
     walk_basis: Option<WalkBasis>,
-    /// The build generation of the committed state this was opened at.
-    generation: Option<u64>,
     /// The watch generation at which the tree was last found to match this
     /// index (see `crate::watch`); `None`: not known to match.
     pub(crate) checked: Option<u64>,
-}
-
-/// What an open index read and decoded, kept through an update that may
-/// leave most of it valid (see [`OpenIndex::after_update`]).
-struct Carried {
-    manifest: lode_index::Manifest,
-    vectors: Option<lode_index::KeptVectors>,
-    generation: Option<u64>,
+    /// A walk basis was read since the watch last took the directories.
+    dirs_changed: bool,
 }
 
 impl OpenIndex {
     fn new(index: Index) -> Result<OpenIndex> {
         Ok(OpenIndex {
-            // Before the generation: a commit between the two reads then
-            // shows as a changed `data_version` (the next call reopens).
             data_version: data_version(&index)?,
-            generation: generation(&index)?,
             fingerprint: index.store().meta("fingerprint")?,
             manifest: index.store().manifest()?,
             walk_basis: WalkBasis::load(index.store())?,
             checked: None,
+            dirs_changed: true,
             index,
         })
     }
 
-    /// Gives up the index (its connection) and keeps what it read.
-    fn into_carried(mut self) -> Carried {
-        Carried {
-            vectors: self.index.take_vectors(),
-            manifest: self.manifest,
-            generation: self.generation,
-        }
-    }
-
-    /// The index opened after the build of `report`, keeping what `carried`
-    /// read before it when that build was the only commit in between: the
-    /// file list and the vectors are re-read for the files the build touched
-    /// only. (An edit then costs its own rows, not a read of every file row
-    /// and every vector: about 20 ms on a 7,600-file tree.)
-    fn after_update(
-        index: Index,
-        carried: Carried,
+    /// This index after the build of `report` committed, its connection
+    /// kept open through it: when that build was the only commit since, the
+    /// file list and the decoded vectors and postings are read again only for
+    /// the files and terms the build touched (an edit then costs its own
+    /// rows, not a read of every file row and every vector: about 20 ms on a
+    /// 7,600-file tree). Otherwise everything is read afresh.
+    fn after_build(
+        mut self,
+        loc: &IndexLocation,
         report: &lode_index::BuildReport,
     ) -> Result<OpenIndex> {
-        let data_version = data_version(&index)?;
-        let now = generation(&index)?;
-        let only_this_build = carried.generation.map(|g| g + 1) == Some(report.generation)
-            && now == Some(report.generation)
-            && report.rebuilt.is_none();
-        if !only_this_build {
-            return OpenIndex::new(index);
+        if loc.current_db().as_deref() != Some(self.index.store().path()) {
+            return OpenIndex::new(Index::open(loc)?); // rebuilt into a new database
         }
-        if let Some(vectors) = carried.vectors {
-            index.adopt_vectors(vectors, &carried.manifest, &report.touched)?;
+        // Before the build's own check: a commit after this read shows as a
+        // changed `data_version` on the next call.
+        let data_version = data_version(&self.index)?;
+        if self.index.after_build(report, &self.manifest)? {
+            self.index
+                .store()
+                .patch_manifest(&mut self.manifest, &report.touched)?;
+        } else {
+            self.manifest = self.index.store().manifest()?;
         }
-        let mut manifest = carried.manifest;
-        index
-            .store()
-            .patch_manifest(&mut manifest, &report.touched)?;
         Ok(OpenIndex {
             data_version,
-            generation: now,
-            fingerprint: index.store().meta("fingerprint")?,
-            manifest,
-            walk_basis: WalkBasis::load(index.store())?,
+            fingerprint: self.index.store().meta("fingerprint")?,
+            manifest: self.manifest,
+            walk_basis: WalkBasis::load(self.index.store())?,
             checked: None,
-            index,
+            dirs_changed: true,
+            index: self.index,
         })
+    }
+
+    /// Whether the directories to watch may have changed since the last
+    /// call of this (a walk basis was read); `watch_dirs` is costly enough
+    /// (thousands of paths hashed) not to run on every call.
+    pub(crate) fn take_dirs_changed(&mut self) -> bool {
+        std::mem::take(&mut self.dirs_changed)
     }
 
     pub(crate) fn index(&self) -> &Index {
@@ -195,27 +182,36 @@ pub(crate) fn query<T>(
             });
         }
     }
-    // Release the kept connection first: a rebuild replaces its database.
-    // What it read goes on to the next index if an update is all that follows.
-    let carried = match (kept.take(), &walked) {
-        (Some(open), Some(_)) => Some(open.into_carried()),
-        _ => None,
-    };
-    let (index, freshness) = match walked {
-        // The walk just made decides: no second stat pass.
-        Some((walk, changed)) => lode_index::refresh_walked(loc, opts, walk, changed)?,
-        None => lode_index::refresh(loc, opts)?,
+    let (open, freshness) = match (kept.take(), walked) {
+        // The kept index stays open through an update of the files the walk
+        // found changed; what it decoded is kept where the update allows.
+        (Some(open), Some((walk, changed))) => {
+            let freshness = lode_index::update_walked(loc, opts, walk, changed)?;
+            let open = match &freshness {
+                lode_index::Freshness::Refreshed(report) => open.after_build(loc, report)?,
+                // Another process is writing: answer from what it last committed.
+                _ => {
+                    drop(open);
+                    OpenIndex::new(Index::open(loc)?)?
+                }
+            };
+            (open, freshness)
+        }
+        (stale, walked) => {
+            // Release the kept connection first: a rebuild replaces its database.
+            drop(stale);
+            let (index, freshness) = match walked {
+                // The walk just made decides: no second stat pass.
+                Some((walk, changed)) => lode_index::refresh_walked(loc, opts, walk, changed)?,
+                None => lode_index::refresh(loc, opts)?,
+            };
+            (OpenIndex::new(index)?, freshness)
+        }
     };
     // (`Stale`: the last complete index answers; the next call checks again.)
     if let Some(note) = freshness.note() {
         (opts.note)(&note);
     }
-    let open = match (carried, &freshness) {
-        (Some(carried), lode_index::Freshness::Refreshed(report)) => {
-            OpenIndex::after_update(index, carried, report)?
-        }
-        _ => OpenIndex::new(index)?,
-    };
     let open = kept.insert(open);
     checked.reopened = true;
     Ok((f(&open.index)?, checked))
@@ -228,13 +224,6 @@ pub(crate) struct Checked {
     pub reopened: bool,
     /// Only the files the watcher saw written were `stat`ed (no stat pass).
     pub by_writes: bool,
-}
-
-fn generation(index: &Index) -> Result<Option<u64>> {
-    Ok(index
-        .store()
-        .meta("generation")?
-        .and_then(|g| g.parse().ok()))
 }
 
 fn data_version(index: &Index) -> Result<i64> {

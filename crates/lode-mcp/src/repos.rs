@@ -229,10 +229,11 @@ impl Repos {
         })();
         // Still under the lock: a call must not see `checked` before the
         // watch covers the directories this refresh found.
-        if self.watch && open.is_some() {
-            let dirs = open
-                .as_ref()
-                .and_then(|o| o.watch_dirs(&repo.location.root));
+        if self.watch
+            && let Some(o) = open.as_mut()
+            && (o.take_dirs_changed() || !repo.has_watch())
+        {
+            let dirs = o.watch_dirs(&repo.location.root);
             self.ensure_watch(i, dirs);
         }
         // Counted for the LRU whether the call succeeded or not.
@@ -299,7 +300,9 @@ impl Repos {
                 Err(_) => return,
             }
             if let Some(o) = open.as_mut() {
-                if let Some(dirs) = o.watch_dirs(&loc.root) {
+                if o.take_dirs_changed()
+                    && let Some(dirs) = o.watch_dirs(&loc.root)
+                {
                     watch_dirs(dirs);
                 }
                 o.checked = generation;
@@ -385,6 +388,14 @@ impl Repo {
             .clone()?;
         let written = watch.written_between(checked?, now?)?;
         relative(&self.location.root, written)
+    }
+
+    /// Whether a watcher was started (trusted or not).
+    fn has_watch(&self) -> bool {
+        self.watch
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .is_some()
     }
 
     fn watch_generation(&self) -> Option<u64> {
