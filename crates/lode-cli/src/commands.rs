@@ -272,6 +272,7 @@ fn index(ctx: Context, rescan: bool) -> Result<u8> {
         rescan,
         embed: lode_index::EmbedPhase::Complete,
         embed_progress: Some(&embed_progress),
+        manifest: None,
     };
     let report = lode_index::build(&ctx.location, &opts)?;
     bar.finish();

@@ -36,6 +36,10 @@ pub struct BuildOptions<'a> {
     pub embed: EmbedPhase,
     /// Embedding progress: `(chunks embedded, chunks to embed)`.
     pub embed_progress: Option<&'a (dyn Fn(usize, usize) + Sync)>,
+    /// The file list a long-lived reader holds, with the build generation
+    /// it is of: used instead of reading every file row again when the index
+    /// is still at that generation.
+    pub manifest: Option<(&'a Manifest, u64)>,
 }
 
 impl<'a> BuildOptions<'a> {
@@ -48,6 +52,7 @@ impl<'a> BuildOptions<'a> {
             note: &|_| {},
             rescan: false,
             embed: EmbedPhase::Complete,
+            manifest: None,
             embed_progress: None,
         }
     }
@@ -232,7 +237,15 @@ fn build_once(
     {
         (opts.note)(&format!("rebuilding the index: {reason}"));
     }
-    let manifest = store.manifest()?;
+    let manifest = match opts.manifest {
+        // (Under the writer lock: no other build can move the generation.)
+        Some((kept, generation))
+            if rebuilt.is_none() && stored_generation(&store)? == generation =>
+        {
+            std::borrow::Cow::Borrowed(kept)
+        }
+        _ => std::borrow::Cow::Owned(store.manifest()?),
+    };
     let walk = match walk {
         Some(w) => w,
         None if rebuilt.is_some() || opts.rescan => walk::walk(&loc.root, &opts.config.files)?,
@@ -261,10 +274,7 @@ fn build_once(
         && !matches!(opts.embed, EmbedPhase::Later))
     .then_some(vectors);
     let mut unreadable = 0u64;
-    let previous_generation: u64 = store
-        .meta("generation")?
-        .and_then(|g| g.parse().ok())
-        .unwrap_or(0);
+    let previous_generation = stored_generation(&store)?;
     let generation = previous_generation + 1;
 
     let mut pending_after = 0u64;
@@ -787,6 +797,14 @@ fn delete_file(tx: &Transaction, id: i64, postings: &mut PendingPostings) -> rus
     tx.prepare_cached("DELETE FROM files WHERE id = ?1")?
         .execute([id])?;
     Ok(if embedded { 0 } else { chunks.len() as u64 })
+}
+
+/// The generation of the last build committed to `store` (0: none).
+fn stored_generation(store: &Store) -> Result<u64> {
+    Ok(store
+        .meta("generation")?
+        .and_then(|g| g.parse().ok())
+        .unwrap_or(0))
 }
 
 fn insert_file_row(

@@ -271,6 +271,11 @@ impl Index {
         })
     }
 
+    /// The build generation this open index reads (see [`Index::after_build`]).
+    pub fn generation(&self) -> u64 {
+        self.generation
+    }
+
     /// Brings what this open index decoded up to date after the build of
     /// `report` committed, when that build was the only commit since it was
     /// opened (a long-lived reader keeps its connection through an update):

@@ -227,32 +227,38 @@ fn update(
     changed: usize,
     wait: bool,
 ) -> Result<(Index, Freshness)> {
-    let freshness = build_freshness(loc, opts, walked, changed, wait)?;
+    let freshness = build_freshness(loc, &build_options(opts, wait), walked, changed)?;
     Ok((Index::open(loc)?, freshness))
 }
 
 /// As [`refresh_walked`], for a caller that keeps its index open through
-/// the update (see `Index::after_build`): nothing is opened here.
+/// the update (see `Index::after_build`): nothing is opened here, and the
+/// file list it holds, `kept` with the generation it is of, spares the build
+/// reading every file row.
 pub fn update_walked(
     loc: &IndexLocation,
     opts: &RefreshOptions,
     walked: crate::walk::WalkReport,
     changed: usize,
+    kept: Option<(&crate::store::Manifest, u64)>,
 ) -> Result<Freshness> {
     crate::diagnostics::note_root(&loc.id());
-    let freshness = build_freshness(loc, opts, walked, changed, false)?;
+    let build = BuildOptions {
+        manifest: kept,
+        ..build_options(opts, false)
+    };
+    let freshness = build_freshness(loc, &build, walked, changed)?;
     note(&freshness);
     Ok(freshness)
 }
 
 fn build_freshness(
     loc: &IndexLocation,
-    opts: &RefreshOptions,
+    build: &BuildOptions,
     walked: crate::walk::WalkReport,
     changed: usize,
-    wait: bool,
 ) -> Result<Freshness> {
-    match build_with_walk(loc, &build_options(opts, wait), Some(walked)) {
+    match build_with_walk(loc, build, Some(walked)) {
         Ok(report) => Ok(Freshness::Refreshed(report)),
         Err(Error::Locked { pid, .. }) => Ok(Freshness::Stale {
             changed,
@@ -274,6 +280,7 @@ fn build_options<'a>(opts: &RefreshOptions<'a>, wait_for_lock: bool) -> BuildOpt
         rescan: false,
         embed: opts.embed,
         embed_progress: None,
+        manifest: None,
     }
 }
 

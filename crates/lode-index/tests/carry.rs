@@ -130,3 +130,58 @@ fn nothing_decoded_is_kept_over_a_build_the_reader_did_not_see() {
     assert_eq!(index.decoded_vectors(), fresh.decoded_vectors());
     assert_eq!(lexical(&index, "change"), lexical(&fresh, "change"));
 }
+
+/// An update handed the file list a reader holds uses it only when the index
+/// is still at that list's generation: a stale list (a build since added a
+/// file) would have the update insert that file a second time.
+#[test]
+fn an_update_ignores_a_file_list_of_an_older_generation() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("repo");
+    fs::create_dir_all(&root).unwrap();
+    write_files(&root);
+    let loc = IndexLocation::resolve(&root, Some(&tmp.path().join("cache"))).unwrap();
+    let config = Config::default();
+    quiet_build(&loc, &config);
+    let index = Index::open(&loc).unwrap();
+    let stale = (index.store().manifest().unwrap(), index.generation());
+    drop(index);
+
+    fs::write(root.join("m7.py"), function("added", "a new file")).unwrap();
+    quiet_build(&loc, &config);
+    fs::write(root.join("m0.py"), function("edited", "an edit after it")).unwrap();
+    let walked = lode_index::walk(&root, &config.files).unwrap();
+    let opts = lode_index::RefreshOptions::new(&config);
+    let kept = Some((&stale.0, stale.1));
+    let freshness = lode_index::update_walked(&loc, &opts, walked, 1, kept).unwrap();
+    let lode_index::Freshness::Refreshed(report) = freshness else {
+        panic!("expected an update, got {freshness:?}");
+    };
+    assert_eq!(report.parsed, 1, "only the edited file");
+
+    let index = Index::open(&loc).unwrap();
+    let mut paths: Vec<String> = index.store().manifest().unwrap().into_keys().collect();
+    paths.sort();
+    assert_eq!(
+        paths,
+        ["m0.py", "m1.py", "m2.py", "m3.py", "m4.py", "m7.py"]
+    );
+    assert_eq!(index.symbols_named("added").unwrap().len(), 1);
+    assert_eq!(index.symbols_named("edited").unwrap().len(), 1);
+
+    // With the list of the current generation, the same holds.
+    let current = (index.store().manifest().unwrap(), index.generation());
+    drop(index);
+    fs::write(
+        root.join("m3.py"),
+        function("again", "a second edit, longer"),
+    )
+    .unwrap();
+    let walked = lode_index::walk(&root, &config.files).unwrap();
+    let kept = Some((&current.0, current.1));
+    let freshness = lode_index::update_walked(&loc, &opts, walked, 1, kept).unwrap();
+    assert!(matches!(freshness, lode_index::Freshness::Refreshed(r) if r.parsed == 1));
+    let index = Index::open(&loc).unwrap();
+    assert_eq!(index.symbols_named("again").unwrap().len(), 1);
+    assert!(index.symbols_named("f3_a").unwrap().is_empty());
+}

@@ -186,7 +186,8 @@ pub(crate) fn query<T>(
         // The kept index stays open through an update of the files the walk
         // found changed; what it decoded is kept where the update allows.
         (Some(open), Some((walk, changed))) => {
-            let freshness = lode_index::update_walked(loc, opts, walk, changed)?;
+            let kept = Some((&open.manifest, open.index.generation()));
+            let freshness = lode_index::update_walked(loc, opts, walk, changed, kept)?;
             let open = match &freshness {
                 lode_index::Freshness::Refreshed(report) => open.after_build(loc, report)?,
                 // Another process is writing: answer from what it last committed.
