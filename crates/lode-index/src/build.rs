@@ -143,8 +143,9 @@ pub fn stat_diff<'a>(walk: &'a WalkReport, manifest: &Manifest) -> StatDiff<'a> 
             None => true,
         })
         .collect();
-    if known == manifest.len() {
-        // Every indexed path was walked (a walk lists a path once): none is gone.
+    if known == manifest.len() || walk.only_changed {
+        // Every indexed path was walked (a walk lists a path once), or the
+        // others are known unchanged: none is gone.
         return StatDiff {
             changed,
             deleted: Vec::new(),

@@ -20,7 +20,7 @@
 //! "racily clean" entries, a directory or watched file modified within
 //! [`RACY_NS`] of the walk is recorded as unknown, so the next refresh walks.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::UNIX_EPOCH;
 
@@ -194,6 +194,7 @@ pub fn quick_walk(
         files,
         skipped,
         snapshot: None,
+        only_changed: false,
     })
 }
 
@@ -223,34 +224,28 @@ pub fn changed_walk(
     if !watched_same(snapshot) {
         return None;
     }
-    let mut restated = HashMap::with_capacity(changed.len());
+    let mut files = Vec::with_capacity(changed.len());
     for path in changed {
         manifest.get(path)?;
         let (size, mtime_ns) = stat(&root.join(path))?;
         if size > max_file_size {
             return None;
         }
-        restated.insert(path.as_str(), (size, mtime_ns));
+        files.push(WalkedFile {
+            path: path.clone(),
+            size,
+            mtime_ns,
+        });
     }
-    let mut files: Vec<WalkedFile> = manifest
-        .iter()
-        .map(|(path, m)| {
-            let (size, mtime_ns) = restated
-                .get(path.as_str())
-                .copied()
-                .unwrap_or((m.size, m.mtime_ns));
-            WalkedFile {
-                path: path.clone(),
-                size,
-                mtime_ns,
-            }
-        })
-        .collect();
     files.sort_by(|a, b| a.path.cmp(&b.path));
+    files.dedup_by(|a, b| a.path == b.path);
+    // Only the written files: listing every indexed file again (and diffing
+    // them) cost ~6 ms a call on a 7,600-file tree.
     Some(WalkReport {
         files,
         skipped,
         snapshot: None,
+        only_changed: true,
     })
 }
 

@@ -79,6 +79,10 @@ pub struct WalkReport {
     /// What a full walk saw that lets the next refresh skip walking
     /// (`None` for a walk proven by [`crate::snapshot::quick_walk`]).
     pub snapshot: Option<Snapshot>,
+    /// `files` lists only the indexed files that may have changed; every
+    /// other indexed file is as the index has it ([`crate::snapshot::changed_walk`]:
+    /// a watcher saw only those written).
+    pub only_changed: bool,
 }
 
 impl WalkReport {

@@ -237,6 +237,13 @@ fn a_walk_from_known_writes_restats_only_those_files() {
     assert_eq!(changed, ["src/a.py"]);
     assert!(diff.deleted.is_empty());
     assert!(walk.snapshot.is_none(), "the stored snapshot stays");
+    // It lists the written file alone; an update from it keeps the others.
+    assert_eq!(walk.files.len(), 1);
+    let report =
+        lode_index::build_with_walk(&f.loc, &BuildOptions::quiet(&f.config), Some(walk.clone()))
+            .unwrap();
+    assert_eq!((report.parsed, report.deleted), (1, 0));
+    assert_eq!(f.indexed(), ["src/a.py", "src/deep/b.py"]);
     // The other file is taken as recorded, not stat-ed: an unreported
     // change to it goes unseen (the watcher would have reported it).
     rewrite(
