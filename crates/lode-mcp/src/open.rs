@@ -66,13 +66,25 @@ impl OpenIndex {
         } else {
             self.manifest = self.index.store().manifest()?;
         }
+        // A build from a quick walk leaves the walk's snapshot as it was,
+        // unless it met a file it could not read (then there is no basis).
+        let same_basis = report.quick_walk
+            && matches!(
+                self.index.store().meta("unreadable")?.as_deref(),
+                None | Some("0")
+            );
+        let (walk_basis, dirs_changed) = if same_basis {
+            (self.walk_basis, self.dirs_changed)
+        } else {
+            (WalkBasis::load(self.index.store())?, true)
+        };
         Ok(OpenIndex {
             data_version,
             fingerprint: self.index.store().meta("fingerprint")?,
             manifest: self.manifest,
-            walk_basis: WalkBasis::load(self.index.store())?,
+            walk_basis,
             checked: None,
-            dirs_changed: true,
+            dirs_changed,
             index: self.index,
         })
     }
