@@ -10,6 +10,7 @@ use rayon::prelude::*;
 use rusqlite::{OptionalExtension, Transaction, params};
 use serde::Serialize;
 
+use crate::counts::RowCounts;
 use crate::embed::{EmbedOptions, EmbedPhase, EmbedReport};
 use crate::lexical::{ChunkTerms, FieldCounts, LengthSums, PendingPostings};
 use crate::location::{IndexLocation, WriterLock};
@@ -279,7 +280,17 @@ fn build_once(
     let generation = previous_generation + 1;
 
     let mut pending_after = 0u64;
+    // A small update counts its own files' rows before and after it.
+    let delta_paths = (rebuilt.is_none() && report.touched.len() <= crate::counts::DELTA_FILES)
+        .then(|| report.touched.clone());
+    let mut row_counts = RowCounts::default();
     store.write(|tx| {
+        let counted_before = match &delta_paths {
+            Some(paths) => RowCounts::stored(tx)?
+                .map(|total| Ok::<_, rusqlite::Error>((total, RowCounts::of_paths(tx, paths)?)))
+                .transpose()?,
+            None => None,
+        };
         let mut postings = PendingPostings::default();
         // Chunks without vectors, moved by this build's delta (kept exact:
         // the embedding phase and the readers go by it).
@@ -400,6 +411,13 @@ fn build_once(
             )
             .map(|_| ())
         };
+        row_counts = match (counted_before, &delta_paths) {
+            (Some((total, before)), Some(paths)) => {
+                total.moved(&before, &RowCounts::of_paths(tx, paths)?)
+            }
+            _ => RowCounts::of_all(tx)?,
+        };
+        set("row_counts", &row_counts.to_meta())?;
         set("lexical_sums", &sums.to_meta())?;
         set("vectors_pending", &pending.to_string())?;
         pending_after = pending;
@@ -430,14 +448,26 @@ fn build_once(
         loc.set_current(store.path())?;
         loc.remove_other_dbs(store.path());
     }
-    let stats = crate::reader::stats(&store, false)?;
-    report.files = stats.files;
-    report.chunks = stats.chunks;
-    report.symbols = stats.symbols;
-    report.skipped = stats.skipped;
-    report.lossy_utf8 = stats.lossy_utf8;
-    report.parse_errors = stats.parse_errors;
-    report.parse_failed = stats.parse_failed;
+    // As `reader::stats` counts them, without a scan of every row.
+    let count = |n: i64| n.max(0) as u64;
+    report.files = count(row_counts.files);
+    report.chunks = count(row_counts.chunks);
+    report.symbols = count(row_counts.symbols);
+    report.lossy_utf8 = count(row_counts.lossy_utf8);
+    report.parse_errors = count(row_counts.parse_errors);
+    report.parse_failed = count(row_counts.parse_failed);
+    report.skipped = (row_counts.skipped.iter())
+        .map(|(reason, n)| (reason.clone(), count(*n)))
+        .collect();
+    for (reason, n) in &walk.skipped {
+        *report
+            .skipped
+            .entry(reason.as_str().to_string())
+            .or_default() += n;
+    }
+    if unreadable > 0 {
+        *report.skipped.entry("unreadable".into()).or_default() += unreadable;
+    }
     report.generation = generation;
     report.elapsed_ms = started.elapsed().as_secs_f64() * 1000.0;
     Ok((report, pending_after))

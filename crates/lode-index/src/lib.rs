@@ -48,6 +48,7 @@
 //! ```
 
 mod build;
+mod counts;
 pub mod diagnostics;
 pub mod embed;
 pub mod lexical;
