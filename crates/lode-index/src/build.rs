@@ -360,7 +360,7 @@ fn build_once(
                         let embedded = match prev {
                             Some(m) => {
                                 let (embedded, old_pending) =
-                                    replace_indexed(tx, file, m.id, &pf, &mut postings)?;
+                                    replace_indexed(tx, file, m.id, &pf, &mut postings, inline)?;
                                 pending = pending.saturating_sub(old_pending);
                                 embedded
                             }
@@ -642,6 +642,9 @@ pub(crate) struct PreparedFile {
     /// The chunks' vectors, stored form, concatenated in chunk order (an
     /// overlay's; a build embeds after its commit).
     pub(crate) vectors: Vec<u8>,
+    /// The chunks' texts, when embedding waits for the writer: a changed
+    /// file's unchanged chunks keep their vectors, only new ones are embedded.
+    texts: Vec<String>,
 }
 
 pub(crate) enum Prepared {
@@ -671,7 +674,13 @@ fn prepare(
         return Prepared::Unchanged;
     }
     // Chunks are embedded after the commit (see `embed`), unless `inline`.
-    prepare_content(&file.path, bytes, hash, selected, vendored, inline)
+    // A changed file's chunks are embedded by the writer, the new ones only.
+    let embed = match (inline, prev) {
+        (Some(_), Some(_)) => Embed::Writer,
+        (Some(v), None) => Embed::Now(v),
+        (None, _) => Embed::No,
+    };
+    prepare_content(&file.path, bytes, hash, selected, vendored, embed)
 }
 
 /// What the indexer makes of a file's content (read from disk, or given by
@@ -683,7 +692,7 @@ pub(crate) fn prepare_content(
     hash: [u8; 32],
     selected: &Option<Vec<Language>>,
     vendored: bool,
-    vectors: Option<&Vectors>,
+    embed: Embed,
 ) -> Prepared {
     let lang = lode_parse::detect(std::path::Path::new(path), &bytes[..bytes.len().min(512)]);
     if let Some(reason) = walk::content_reason(&bytes, vendored) {
@@ -726,7 +735,7 @@ pub(crate) fn prepare_content(
     let texts: Vec<String> = extract
         .chunks
         .iter()
-        .filter(|_| vectors.is_some())
+        .filter(|_| !matches!(embed, Embed::No))
         .map(|c| {
             let names: Vec<&str> = c
                 .symbol
@@ -738,9 +747,14 @@ pub(crate) fn prepare_content(
             crate::vectors::chunk_text(path, &names.join(" "), body)
         })
         .collect();
-    let vectors = vectors.map_or_else(Vec::new, |v| {
-        v.embed_documents(&texts.iter().map(String::as_str).collect::<Vec<_>>())
-    });
+    let (vectors, texts) = match embed {
+        Embed::Now(v) => (
+            v.embed_documents(&texts.iter().map(String::as_str).collect::<Vec<_>>()),
+            Vec::new(),
+        ),
+        Embed::Writer => (Vec::new(), texts),
+        Embed::No => (Vec::new(), Vec::new()),
+    };
     Prepared::Index(Box::new(PreparedFile {
         hash,
         lang,
@@ -749,8 +763,20 @@ pub(crate) fn prepare_content(
         chunk_terms,
         keys,
         vectors,
+        texts,
         extract,
     }))
+}
+
+/// When a prepared file's chunks are embedded.
+#[derive(Clone, Copy)]
+pub(crate) enum Embed<'a> {
+    /// Not in the build (the embedding phase does it).
+    No,
+    /// While preparing the file.
+    Now(&'a Vectors),
+    /// By the writer, once it knows which chunks are new (a changed file's).
+    Writer,
 }
 
 /// What a chunk's postings and vector are made of — the names it defines
@@ -907,9 +933,16 @@ fn replace_indexed(
     file_id: i64,
     pf: &PreparedFile,
     postings: &mut PendingPostings,
+    inline: Option<&Vectors>,
 ) -> rusqlite::Result<(bool, u64)> {
     let ex = &pf.extract;
     let old = stored_chunks(tx, file_id)?;
+    // What a kept chunk's vector was (its text, made of its key and the
+    // path, is unchanged), for the writer to embed the new chunks only.
+    let old_vectors = match inline {
+        Some(v) if !pf.texts.is_empty() => stored_vectors(tx, file_id, v.stride())?,
+        _ => HashMap::new(),
+    };
     let had_vectors = delete_file_rows(tx, file_id)?;
     tx.prepare_cached(
         "UPDATE files SET lang = ?2, size = ?3, mtime_ns = ?4, hash = ?5, lines = ?6, lossy = ?7, \
@@ -962,11 +995,65 @@ fn replace_indexed(
         }
     }
     let old_pending = if had_vectors { 0 } else { old.len() as u64 };
-    if pf.vectors.is_empty() || chunk_ids.is_empty() {
+    let vectors = match inline {
+        Some(v) if !pf.texts.is_empty() => {
+            std::borrow::Cow::Owned(kept_and_new_vectors(v, &chunk_ids, &old_vectors, &pf.texts))
+        }
+        _ => std::borrow::Cow::Borrowed(&pf.vectors),
+    };
+    if vectors.is_empty() || chunk_ids.is_empty() {
         return Ok((false, old_pending));
     }
-    let embedded = crate::embed::insert_vector_row(tx, file_id, &chunk_ids, &pf.vectors)?;
+    let embedded = crate::embed::insert_vector_row(tx, file_id, &chunk_ids, &vectors)?;
     Ok((embedded, old_pending))
+}
+
+/// A file's stored vectors by chunk id (none when of another size).
+fn stored_vectors(
+    tx: &Transaction,
+    file_id: i64,
+    stride: usize,
+) -> rusqlite::Result<HashMap<i64, Vec<u8>>> {
+    let row = tx
+        .prepare_cached("SELECT ids, data FROM vectors WHERE file_id = ?1")?
+        .query_row([file_id], |r| {
+            Ok((r.get::<_, Vec<u8>>(0)?, r.get::<_, Vec<u8>>(1)?))
+        })
+        .optional()?;
+    let Some((ids, data)) = row.filter(|(ids, data)| data.len() == ids.len() / 8 * stride) else {
+        return Ok(HashMap::new());
+    };
+    Ok(ids
+        .chunks_exact(8)
+        .map(|b| i64::from_le_bytes(b.try_into().expect("8 bytes")))
+        .zip(data.chunks_exact(stride).map(<[u8]>::to_vec))
+        .collect())
+}
+
+/// The vectors of `chunk_ids` in order: a kept chunk's from `old`, the
+/// others embedded from their `texts` now. Empty when embedding failed.
+fn kept_and_new_vectors(
+    v: &Vectors,
+    chunk_ids: &[i64],
+    old: &HashMap<i64, Vec<u8>>,
+    texts: &[String],
+) -> Vec<u8> {
+    let new: Vec<usize> = (0..chunk_ids.len())
+        .filter(|&i| !old.contains_key(&chunk_ids[i]))
+        .collect();
+    let embedded = v.embed_documents(&new.iter().map(|&i| texts[i].as_str()).collect::<Vec<_>>());
+    if embedded.len() != new.len() * v.stride() {
+        return Vec::new();
+    }
+    let mut fresh = embedded.chunks_exact(v.stride().max(1));
+    let mut out = Vec::with_capacity(chunk_ids.len() * v.stride());
+    for id in chunk_ids {
+        match old.get(id) {
+            Some(kept) => out.extend_from_slice(kept),
+            None => out.extend_from_slice(fresh.next().expect("one per new chunk")),
+        }
+    }
+    out
 }
 
 /// Writes a file's symbols, calls and imports; returns the symbols' ids.

@@ -46,7 +46,7 @@ use rayon::prelude::*;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::build::{Prepared, prepare_content, selected_languages};
+use crate::build::{Embed, Prepared, prepare_content, selected_languages};
 use crate::lexical::{CollectionStats, Posting};
 use crate::reader::{ChunkRow, FileRow, Filter, Index, SymbolRow};
 use crate::relations::{CallRow, ImportRow};
@@ -378,7 +378,14 @@ fn prepare_text(
             None => {
                 let hash = *blake3::hash(text.as_bytes()).as_bytes();
                 let bytes = text.as_bytes().to_vec();
-                prepare_content(path, bytes, hash, selected, policy.vendored, Some(vectors))
+                prepare_content(
+                    path,
+                    bytes,
+                    hash,
+                    selected,
+                    policy.vendored,
+                    Embed::Now(vectors),
+                )
             }
         },
     )
