@@ -4,8 +4,7 @@ use lode_core::{Config, Error, Result};
 use serde::Serialize;
 
 use crate::build::{
-    BuildOptions, BuildReport, WalkBasis, build_with_walk, fingerprint, stat_diff, walk_for,
-    walk_with,
+    BuildOptions, BuildReport, build_with_walk, fingerprint, manifest_and_walk, stat_diff,
 };
 use crate::embed::{EmbedOptions, EmbedPhase};
 use crate::location::{IndexLocation, WriterLock};
@@ -141,18 +140,8 @@ fn speculate<T>(
     {
         return Ok(Speculated::NotTried);
     }
-    let manifest = store.manifest()?;
-    let basis = WalkBasis::load(store)?;
-    let (root, config) = (&loc.root, opts.config);
-    let (answer, walked) = std::thread::scope(|s| {
-        let walk = s.spawn(|| walk_with(root, basis.as_ref(), &manifest, config));
-        let answer = f(&index);
-        let walked = walk
-            .join()
-            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-        (answer, walked)
-    });
-    let walked = walked?;
+    let (manifest, walked, answer) =
+        manifest_and_walk(&loc.root, store, opts.config, || f(&index))?;
     let diff = stat_diff(&walked, &manifest);
     if diff.is_empty() {
         return Ok(Speculated::Answered(Box::new(index), answer?));
@@ -186,8 +175,8 @@ fn refresh_inner(loc: &IndexLocation, opts: &RefreshOptions) -> Result<(Index, F
     let fp_matches =
         index.store().meta("fingerprint")?.as_deref() == Some(fingerprint(opts.config).as_str());
     let (walked, changed) = if fp_matches {
-        let manifest = index.store().manifest()?;
-        let walked = walk_for(&loc.root, index.store(), &manifest, opts.config)?;
+        let (manifest, walked, ()) =
+            manifest_and_walk(&loc.root, index.store(), opts.config, || ())?;
         let diff = stat_diff(&walked, &manifest);
         if diff.is_empty() {
             resume_embedding(loc, &index, opts)?;

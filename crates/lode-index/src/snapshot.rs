@@ -167,17 +167,36 @@ pub fn quick_walk(
     max_file_size: u64,
     skipped: BTreeMap<SkipReason, u64>,
 ) -> Option<WalkReport> {
-    let root = root.canonicalize().ok()?;
-    let dir = RootDir::open(&root)?;
+    if !same_tree(root, snapshot) {
+        return None;
+    }
+    stat_indexed(root, manifest, max_file_size, skipped)
+}
+
+/// The first half of [`quick_walk`], which needs no file list: every
+/// directory the snapshot recorded, and every file it watches, is as it was
+/// (no entry added, removed or renamed; no ignore rule changed).
+pub fn same_tree(root: &Path, snapshot: &Snapshot) -> bool {
+    let Some(dir) = root.canonicalize().ok().and_then(|r| RootDir::open(&r)) else {
+        return false;
+    };
     let dirs_same = snapshot.dirs.par_iter().all(|(rel, recorded)| {
         *recorded != UNKNOWN && dir.stat(rel).is_some_and(|(_, t)| t == *recorded)
     });
-    if !dirs_same {
-        return None;
-    }
-    if !watched_same(snapshot) {
-        return None;
-    }
+    dirs_same && watched_same(snapshot)
+}
+
+/// The second half of [`quick_walk`]: the indexed files with their size and
+/// mtime now, once [`same_tree`] holds; `None` when one is gone or outgrew
+/// the size cap.
+pub fn stat_indexed(
+    root: &Path,
+    manifest: &Manifest,
+    max_file_size: u64,
+    skipped: BTreeMap<SkipReason, u64>,
+) -> Option<WalkReport> {
+    let root = root.canonicalize().ok()?;
+    let dir = RootDir::open(&root)?;
     let mut files: Vec<WalkedFile> = manifest
         .par_iter()
         .map(|(path, _)| {
