@@ -24,7 +24,10 @@
 //!   [`tokens`] ([`lexical`]), chunks, symbols and statistics, and the
 //!   call sites and imports the call graph (`lode-graph`) resolves.
 //! - [`refresh()`] is what every query calls first: a stat pass, and an
-//!   incremental build when something changed.
+//!   incremental build when something changed. [`refresh_and()`] runs the
+//!   query itself beside the stat pass, keeping its answer when nothing
+//!   changed. A long-lived reader keeps its [`Index`] through a build it ran
+//!   ([`Index::after_build`] re-reads only what that build touched).
 //! - [`overlay`] puts files a session holds but has not written (new,
 //!   edited, deleted) over an open [`Index`] for one query, parsed as the
 //!   indexer would and cached by their hash; the database is never written.
