@@ -112,7 +112,7 @@ impl OpenIndex {
         Some(basis.dirs().map(|d| root.join(d)).collect())
     }
 
-    fn same_config(&self, config: &Config) -> bool {
+    pub(crate) fn same_config(&self, config: &Config) -> bool {
         self.fingerprint.as_deref() == Some(lode_index::fingerprint(config).as_str())
     }
 

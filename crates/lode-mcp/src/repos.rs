@@ -216,7 +216,13 @@ impl Repos {
                 lode_index::diagnostics::note_root(&repo.location.id());
                 lode_index::diagnostics::note_cache_hit();
             }
-            if let Some(o) = open.as_mut().filter(|_| !opts.no_refresh) {
+            // Checked now; or reopened after a commit the watcher cannot see
+            // (the embedding phase, another process's build) while the tree
+            // stayed as checked: it still matches, so later calls trust the
+            // watch. (Not an index of another config: the next call rebuilds.)
+            if let Some(o) = open.as_mut().filter(|o| {
+                !opts.no_refresh || (unchanged && !self.no_refresh && o.same_config(&config))
+            }) {
                 o.checked = generation;
             }
             if !self.no_refresh
@@ -684,6 +690,29 @@ mod tests {
         fresh.dense("alpha", &filter, 3).unwrap();
         let carried = carried.expect("the vectors were carried over");
         assert_eq!(Some(carried), fresh.decoded_vectors());
+    }
+
+    /// A commit the watcher cannot see — the embedding phase's, or another
+    /// process's build of the same tree — reopens the index, and the calls
+    /// after it still trust the watch: nothing in the tree changed.
+    #[test]
+    fn a_commit_to_an_unchanged_tree_does_not_send_calls_to_the_stat_pass() {
+        let a = tempfile::tempdir().unwrap();
+        let cache = tempfile::tempdir().unwrap();
+        let r = settled(a.path(), cache.path());
+        let (config, _) = r.config.for_root(a.path()).unwrap();
+        let opts = lode_index::BuildOptions::quiet(&config);
+        lode_index::build(&r.repos[0].location, &opts).unwrap();
+        let (opens, checks) = (r.repo(0).opens(), r.repo(0).checks());
+        assert!(defines(&r, "alpha"));
+        assert_eq!(r.repo(0).opens(), opens + 1, "reopened after the commit");
+        for _ in 0..3 {
+            assert!(defines(&r, "alpha"));
+        }
+        assert_eq!(r.repo(0).checks(), checks, "no call checked the tree");
+        // An edit is still seen.
+        std::fs::write(a.path().join("a.py"), "def beta(): pass\n").unwrap();
+        assert!(defines(&r, "beta"));
     }
 
     #[test]
