@@ -28,8 +28,22 @@ pub fn rerank(q: &QueryShape, scored: &mut [(f64, ChunkRow)], chunks: f64) {
     // a file supplies many of them says little but its size.
     let share = (scored.len() as f64 / chunks.max(1.0)).min(1.0);
     lift_best_chunk_of_strong_files(scored, top * FILE_WEIGHT * (1.0 - share));
-    for (score, c) in scored.iter_mut() {
-        *score *= q.boost(c);
+    // Most of a boost is the file's, the same for each of its chunks: worked
+    // out once per file.
+    let boosts: Vec<f64> = {
+        let mut by_file: HashMap<(&str, &str), f64> = HashMap::new();
+        scored
+            .iter()
+            .map(|(_, c)| {
+                let file = by_file
+                    .entry((c.path.as_str(), c.lang.as_str()))
+                    .or_insert_with(|| q.file_factor(&c.path, &c.lang));
+                q.symbol_factor(c) * *file
+            })
+            .collect()
+    };
+    for ((score, _), boost) in scored.iter_mut().zip(boosts) {
+        *score *= boost;
     }
     sort(scored);
     spread_files(scored);
@@ -75,11 +89,19 @@ fn lift_best_chunk_of_strong_files(scored: &mut [(f64, ChunkRow)], unit: f64) {
 /// One file should not fill the top: after a file's first hit (scored is
 /// sorted), each further hit from it counts [`SAME_FILE_DECAY`] times the one before.
 fn spread_files(scored: &mut [(f64, ChunkRow)]) {
-    let mut seen: HashMap<String, i32> = HashMap::new();
-    for (score, c) in scored.iter_mut() {
-        let n = seen.entry(c.path.clone()).or_default();
-        *score *= SAME_FILE_DECAY.powi(*n);
-        *n += 1;
+    let decays: Vec<f64> = {
+        let mut seen: HashMap<&str, i32> = HashMap::new();
+        scored
+            .iter()
+            .map(|(_, c)| {
+                let n = seen.entry(c.path.as_str()).or_default();
+                *n += 1;
+                SAME_FILE_DECAY.powi(*n - 1)
+            })
+            .collect()
+    };
+    for ((score, _), decay) in scored.iter_mut().zip(decays) {
+        *score *= decay;
     }
 }
 
@@ -157,10 +179,20 @@ fn looks_like_code(w: &str) -> bool {
 }
 
 fn normalize(word: &str) -> String {
+    normalized_chars(word).collect()
+}
+
+fn normalized_chars(word: &str) -> impl Iterator<Item = char> + '_ {
     word.chars()
         .filter(|c| c.is_alphanumeric())
         .flat_map(char::to_lowercase)
-        .collect()
+}
+
+/// Whether `normalize(word) == target`, without building the normalized word
+/// (the rerank asks it of every candidate's symbol).
+fn normalizes_to(word: &str, target: &str) -> bool {
+    let mut want = target.chars();
+    normalized_chars(word).all(|c| want.next() == Some(c)) && want.next().is_none()
 }
 
 impl QueryShape {
@@ -260,40 +292,54 @@ impl QueryShape {
         })
     }
 
-    pub fn boost(&self, c: &ChunkRow) -> f64 {
-        let mut b = 1.0;
-        if let Some(s) = &c.symbol {
-            let name = normalize(&s.name);
-            if !name.is_empty() && (self.defined.contains(&name) || name == self.joined) {
-                b *= 2.0;
-            }
+    /// 2 for a chunk of a symbol the query names (see `defined`), else 1.
+    /// A power of two scales a product exactly, so this factor times the
+    /// file's is the same number as when it was the first of the product.
+    fn symbol_factor(&self, c: &ChunkRow) -> f64 {
+        match &c.symbol {
+            Some(s) if self.names_definition(&s.name) => 2.0,
+            _ => 1.0,
         }
-        let file = c.path.rsplit('/').next().unwrap_or(&c.path);
+    }
+
+    /// Whether `name`, normalized, is a name the query asks the definition
+    /// of, or the query's words joined.
+    fn names_definition(&self, name: &str) -> bool {
+        // A name of no letters or digits normalizes to nothing, which names nothing.
+        name.chars().any(char::is_alphanumeric)
+            && (self.defined.iter().any(|d| normalizes_to(name, d))
+                || normalizes_to(name, &self.joined))
+    }
+
+    /// The boost of a file's chunks for what its path and language say.
+    fn file_factor(&self, path: &str, lang: &str) -> f64 {
+        let mut b = 1.0;
+        let file = path.rsplit('/').next().unwrap_or(path);
         if self.names_file(file) || self.abbreviates(file) {
             b *= 1.5;
         }
-        let path = c.path.to_ascii_lowercase();
-        if !self.wants_tests && is_test_path(&c.path) {
+        let lower = path.to_ascii_lowercase();
+        if !self.wants_tests && is_test_path(path) {
             b *= 0.3;
         }
-        if path
+        if lower
             .split('/')
             .any(|seg| matches!(seg, "compat" | "legacy" | "deprecated"))
         {
             b *= 0.5;
         }
-        if !self.wants_examples && is_example_path(&path) {
+        if !self.wants_examples && is_example_path(&lower) {
             b *= 0.6;
         }
-        if path.ends_with(".d.ts") {
+        if lower.ends_with(".d.ts") {
             b *= 0.7;
         }
         // Prose (Markdown, text) answers "where is it done" less well than code.
-        if !self.wants_docs && is_prose(&c.lang) {
+        if !self.wants_docs && is_prose(lang) {
             b *= 0.5;
         }
         // Data files (JSON, YAML, TOML) hold names and words without the code.
-        if is_data(&c.lang) {
+        if is_data(lang) {
             b *= 0.5;
         }
         b
@@ -510,6 +556,53 @@ mod tests {
         data.lang = "json".to_string();
         let scored = vec![(1.0, data), (0.8, chunk(2, "src/t_string.c", None))];
         assert_eq!(order("setrange modifies a string", &scored)[0], 2);
+    }
+
+    #[test]
+    fn normalizes_to_agrees_with_normalize() {
+        let words = [
+            "",
+            "_",
+            "::",
+            "parse_config",
+            "ParseConfig",
+            "parseconfig",
+            "parseconfigs",
+            "parse",
+            "İstanbul",
+            "ǅemal",
+            "x1",
+            "X_1",
+            "Ωmega",
+        ];
+        for w in words {
+            for t in words.iter().map(|t| normalize(t)) {
+                assert_eq!(normalizes_to(w, &t), normalize(w) == t, "{w:?} vs {t:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_symbol_boost_gives_the_same_product_in_any_place() {
+        // The file factors in the order `file_factor` applies them; the
+        // symbol's 2 used to come first.
+        let factors: [f64; 7] = [1.5, 0.3, 0.5, 0.6, 0.7, 0.5, 0.5];
+        for mask in 0u32..1 << factors.len() {
+            let applied = factors
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| mask & (1 << i) != 0)
+                .map(|(_, f)| *f);
+            let first = applied.clone().fold(2.0, |b, f| b * f);
+            let last = 2.0 * applied.fold(1.0, |b, f| b * f);
+            assert_eq!(first.to_bits(), last.to_bits(), "mask {mask:b}");
+        }
+        let q = QueryShape::new("Config::load");
+        let c = chunk(1, "internal/configs/load_test.go", Some("load"));
+        assert_eq!(q.symbol_factor(&c), 2.0);
+        assert_eq!(q.file_factor(&c.path, &c.lang), 0.3);
+        let c = chunk(2, "internal/configs/parser.go", Some("loader"));
+        assert_eq!(q.symbol_factor(&c), 1.0);
     }
 
     #[test]
