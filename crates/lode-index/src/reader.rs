@@ -535,9 +535,18 @@ impl Index {
     }
 
     /// Chunks by id, in the order given; ids that no longer exist are left out.
-    /// Rows read once are kept for the life of this open index (it sees one
-    /// committed state).
     pub fn chunks(&self, ids: &[i64]) -> Result<Vec<ChunkRow>> {
+        Ok(self
+            .shared_chunks(ids)?
+            .into_iter()
+            .map(Arc::unwrap_or_clone)
+            .collect())
+    }
+
+    /// [`chunks`](Self::chunks), shared with this open index: it keeps the
+    /// rows it has read (it sees one committed state), and a search that
+    /// only ranks most of them need not copy them.
+    pub fn shared_chunks(&self, ids: &[i64]) -> Result<Vec<Arc<ChunkRow>>> {
         if ids.is_empty() {
             return Ok(Vec::new());
         }
@@ -549,10 +558,11 @@ impl Index {
         let mut cache = self.chunk_rows.lock().unwrap_or_else(|p| p.into_inner());
         // Overlay chunks (negative ids) are not in the database.
         let disk: Vec<i64> = ids.iter().copied().filter(|&id| id >= 0).collect();
-        let mut by_id: HashMap<i64, ChunkRow> = HashMap::with_capacity(ids.len());
+        let mut by_id: HashMap<i64, Arc<ChunkRow>> = HashMap::with_capacity(ids.len());
         for row in
             rows::fetch(self.store.connection(), &cache.missing(&disk)).map_err(|e| self.err(e))?
         {
+            let row = Arc::new(row);
             cache.keep(&row);
             by_id.insert(row.id, row);
         }
@@ -564,7 +574,7 @@ impl Index {
         if let Some(o) = &over {
             for &id in ids.iter().filter(|&&id| id < 0) {
                 if let Some(c) = o.chunk(id) {
-                    by_id.insert(id, c.clone());
+                    by_id.insert(id, Arc::new(c.clone()));
                 }
             }
         }

@@ -3,6 +3,7 @@
 //! sees one committed state, so a row read once stays true).
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use rusqlite::{Connection, Statement};
 
@@ -69,7 +70,7 @@ pub(crate) fn fetch(conn: &Connection, ids: &[i64]) -> rusqlite::Result<Vec<Chun
 /// Chunk rows read by an open index, by id.
 #[derive(Default)]
 pub(crate) struct RowCache {
-    rows: HashMap<i64, ChunkRow>,
+    rows: HashMap<i64, Arc<ChunkRow>>,
 }
 
 impl RowCache {
@@ -81,14 +82,14 @@ impl RowCache {
             .collect()
     }
 
-    pub fn get(&self, id: i64) -> Option<&ChunkRow> {
+    pub fn get(&self, id: i64) -> Option<&Arc<ChunkRow>> {
         self.rows.get(&id)
     }
 
     /// Keeps a row, while there is room.
-    pub fn keep(&mut self, row: &ChunkRow) {
+    pub fn keep(&mut self, row: &Arc<ChunkRow>) {
         if self.rows.len() < CACHED_ROWS {
-            self.rows.insert(row.id, row.clone());
+            self.rows.insert(row.id, Arc::clone(row));
         }
     }
 }
@@ -163,7 +164,7 @@ mod tests {
         let mut cache = RowCache::default();
         assert_eq!(cache.missing(&[3, 4]), [3, 4]);
         for row in fetch(&conn, &[3]).unwrap() {
-            cache.keep(&row);
+            cache.keep(&Arc::new(row));
         }
         assert_eq!(cache.missing(&[3, 4]), [4]);
         assert_eq!(cache.get(3).map(|r| r.start_line), Some(3));

@@ -3,6 +3,7 @@
 //! `docs/benchmarks.md`).
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use lode_index::{ChunkRow, tokens};
 
@@ -20,9 +21,13 @@ const FILE_WEIGHT: f64 = 0.5;
 /// the top ranks; see `docs/benchmarks.md`).
 const SAME_FILE_DECAY: f64 = 0.4;
 
+/// A candidate: its score and its row, shared with the index that keeps it
+/// (sorting moves a pointer, not the row).
+pub type Scored = (f64, Arc<ChunkRow>);
+
 /// Reorders `scored` (fused scores) in place, best first. `chunks` is the
 /// number of chunks in the index.
-pub fn rerank(q: &QueryShape, scored: &mut [(f64, ChunkRow)], chunks: f64) {
+pub fn rerank(q: &QueryShape, scored: &mut [Scored], chunks: f64) {
     let top = scored.iter().map(|s| s.0).fold(0.0, f64::max);
     // Where the candidates are most of the index (a small repository), that
     // a file supplies many of them says little but its size.
@@ -51,7 +56,7 @@ pub fn rerank(q: &QueryShape, scored: &mut [(f64, ChunkRow)], chunks: f64) {
 }
 
 /// Best first; ties by path and line so runs are reproducible.
-pub fn sort(scored: &mut [(f64, ChunkRow)]) {
+pub fn sort(scored: &mut [Scored]) {
     scored.sort_by(|a, b| {
         b.0.total_cmp(&a.0)
             .then_with(|| a.1.path.cmp(&b.1.path))
@@ -63,7 +68,7 @@ pub fn sort(scored: &mut [(f64, ChunkRow)]) {
 /// come from is likely the answer even when none of its chunks is first. Each
 /// file's best chunk gains `unit` times the file's summed candidate score
 /// relative to the largest file sum.
-fn lift_best_chunk_of_strong_files(scored: &mut [(f64, ChunkRow)], unit: f64) {
+fn lift_best_chunk_of_strong_files(scored: &mut [Scored], unit: f64) {
     let mut sum: HashMap<&str, f64> = HashMap::new();
     let mut best: HashMap<&str, usize> = HashMap::new();
     for (i, (score, c)) in scored.iter().enumerate() {
@@ -88,7 +93,7 @@ fn lift_best_chunk_of_strong_files(scored: &mut [(f64, ChunkRow)], unit: f64) {
 
 /// One file should not fill the top: after a file's first hit (scored is
 /// sorted), each further hit from it counts [`SAME_FILE_DECAY`] times the one before.
-fn spread_files(scored: &mut [(f64, ChunkRow)]) {
+fn spread_files(scored: &mut [Scored]) {
     let decays: Vec<f64> = {
         let mut seen: HashMap<&str, i32> = HashMap::new();
         scored
@@ -412,8 +417,15 @@ mod tests {
         }
     }
 
+    fn shared(scored: &[(f64, ChunkRow)]) -> Vec<Scored> {
+        scored
+            .iter()
+            .map(|(score, c)| (*score, Arc::new(c.clone())))
+            .collect()
+    }
+
     fn order(q: &str, scored: &[(f64, ChunkRow)]) -> Vec<i64> {
-        let mut s = scored.to_vec();
+        let mut s = shared(scored);
         rerank(&QueryShape::new(q), &mut s, 1000.0);
         s.iter().map(|(_, c)| c.id).collect()
     }
@@ -498,7 +510,7 @@ mod tests {
     fn file_aggregation_fades_when_the_candidates_are_the_whole_index() {
         let scored = one_strong_chunk_and_a_file_of_three();
         // Four candidates out of four chunks: b.rs is merely the bigger file.
-        let mut s = scored.clone();
+        let mut s = shared(&scored);
         rerank(&QueryShape::new("query words"), &mut s, 4.0);
         assert_eq!(s[0].1.id, 1);
         // Out of a thousand, the same candidates single b.rs out.

@@ -1,6 +1,7 @@
 //! Ranked search over chunks.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use lode_core::Result;
 use lode_index::lexical::Bm25Params;
@@ -90,9 +91,9 @@ pub fn search(index: &Index, query: &str, opts: &SearchOptions) -> Result<Search
     };
     let mut ids: Vec<i64> = scores.keys().copied().collect();
     ids.sort_unstable();
-    let chunks = index.chunks(&ids)?;
+    let chunks = index.shared_chunks(&ids)?;
 
-    let mut scored: Vec<(f64, ChunkRow)> = chunks
+    let mut scored: Vec<rank::Scored> = chunks
         .into_iter()
         .map(|c| (scores.get(&c.id).copied().unwrap_or(0.0), c))
         .collect();
@@ -135,7 +136,8 @@ fn fuse(lexical: &[(i64, f64)], dense: &[(i64, f64)], semantic_weight: f64) -> H
     out
 }
 
-fn to_hit(index: &Index, c: ChunkRow, score: f64, snippet_lines: usize) -> SearchHit {
+fn to_hit(index: &Index, c: Arc<ChunkRow>, score: f64, snippet_lines: usize) -> SearchHit {
+    let c = Arc::unwrap_or_clone(c);
     let snippet = chunk_lines(index, &c.path, c.start_byte, c.end_byte, snippet_lines)
         .iter()
         .map(|l| clip(l, 200))
