@@ -558,7 +558,8 @@ impl Index {
         let mut cache = self.chunk_rows.lock().unwrap_or_else(|p| p.into_inner());
         // Overlay chunks (negative ids) are not in the database.
         let disk: Vec<i64> = ids.iter().copied().filter(|&id| id >= 0).collect();
-        let mut by_id: HashMap<i64, Arc<ChunkRow>> = HashMap::with_capacity(ids.len());
+        let mut by_id: HashMap<i64, Arc<ChunkRow>, foldhash::fast::RandomState> =
+            HashMap::with_capacity_and_hasher(ids.len(), Default::default());
         for row in
             rows::fetch(self.store.connection(), &cache.missing(&disk)).map_err(|e| self.err(e))?
         {

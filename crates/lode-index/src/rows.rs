@@ -70,7 +70,7 @@ pub(crate) fn fetch(conn: &Connection, ids: &[i64]) -> rusqlite::Result<Vec<Chun
 /// Chunk rows read by an open index, by id.
 #[derive(Default)]
 pub(crate) struct RowCache {
-    rows: HashMap<i64, Arc<ChunkRow>>,
+    rows: HashMap<i64, Arc<ChunkRow>, foldhash::fast::RandomState>,
 }
 
 impl RowCache {

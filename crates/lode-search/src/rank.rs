@@ -21,6 +21,11 @@ const FILE_WEIGHT: f64 = 0.5;
 /// the top ranks; see `docs/benchmarks.md`).
 const SAME_FILE_DECAY: f64 = 0.4;
 
+/// The rerank's maps, keyed by a few hundred short strings per query:
+/// foldhash hashes them several times faster than SipHash, and nothing
+/// depends on their order.
+type FastMap<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
+
 /// A candidate: its score and its row, shared with the index that keeps it
 /// (sorting moves a pointer, not the row).
 pub type Scored = (f64, Arc<ChunkRow>);
@@ -36,7 +41,7 @@ pub fn rerank(q: &QueryShape, scored: &mut [Scored], chunks: f64) {
     // Most of a boost is the file's, the same for each of its chunks: worked
     // out once per file.
     let boosts: Vec<f64> = {
-        let mut by_file: HashMap<(&str, &str), f64> = HashMap::new();
+        let mut by_file: FastMap<(&str, &str), f64> = FastMap::default();
         scored
             .iter()
             .map(|(_, c)| {
@@ -69,8 +74,8 @@ pub fn sort(scored: &mut [Scored]) {
 /// file's best chunk gains `unit` times the file's summed candidate score
 /// relative to the largest file sum.
 fn lift_best_chunk_of_strong_files(scored: &mut [Scored], unit: f64) {
-    let mut sum: HashMap<&str, f64> = HashMap::new();
-    let mut best: HashMap<&str, usize> = HashMap::new();
+    let mut sum: FastMap<&str, f64> = FastMap::default();
+    let mut best: FastMap<&str, usize> = FastMap::default();
     for (i, (score, c)) in scored.iter().enumerate() {
         *sum.entry(c.path.as_str()).or_default() += *score;
         let b = best.entry(c.path.as_str()).or_insert(i);
@@ -95,7 +100,7 @@ fn lift_best_chunk_of_strong_files(scored: &mut [Scored], unit: f64) {
 /// sorted), each further hit from it counts [`SAME_FILE_DECAY`] times the one before.
 fn spread_files(scored: &mut [Scored]) {
     let decays: Vec<f64> = {
-        let mut seen: HashMap<&str, i32> = HashMap::new();
+        let mut seen: FastMap<&str, i32> = FastMap::default();
         scored
             .iter()
             .map(|(_, c)| {

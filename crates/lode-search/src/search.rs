@@ -75,6 +75,10 @@ pub struct Partial {
     pub chunks: u64,
 }
 
+/// Candidates' scores by chunk id (foldhash: a few hundred integer keys per
+/// query, and nothing depends on their order).
+type Scores = HashMap<i64, f64, foldhash::fast::RandomState>;
+
 /// Candidates fetched per requested hit: reranking needs a deeper pool.
 const POOL_FACTOR: usize = 10;
 const MIN_POOL: usize = 100;
@@ -83,7 +87,7 @@ pub fn search(index: &Index, query: &str, opts: &SearchOptions) -> Result<Search
     let terms = rank::expand_terms(tokens::query_terms(query));
     let pool = (opts.top_k * POOL_FACTOR).max(MIN_POOL);
     let lexical = index.lexical(&terms, &Bm25Params::default(), &opts.filter, pool)?;
-    let scores: HashMap<i64, f64> = if opts.semantic {
+    let scores: Scores = if opts.semantic {
         let dense = index.dense(query, &opts.filter, pool)?;
         fuse(&lexical, &dense, rank::SEMANTIC_WEIGHT)
     } else {
@@ -126,8 +130,8 @@ const RRF_K: f64 = 60.0;
 
 /// Weighted reciprocal-rank fusion of the lexical and dense rankings (scaled
 /// by 100 for readable scores).
-fn fuse(lexical: &[(i64, f64)], dense: &[(i64, f64)], semantic_weight: f64) -> HashMap<i64, f64> {
-    let mut out: HashMap<i64, f64> = HashMap::new();
+fn fuse(lexical: &[(i64, f64)], dense: &[(i64, f64)], semantic_weight: f64) -> Scores {
+    let mut out = Scores::default();
     for (list, weight) in [(lexical, 1.0 - semantic_weight), (dense, semantic_weight)] {
         for (rank, (id, _)) in list.iter().enumerate() {
             *out.entry(*id).or_default() += 100.0 * weight / (RRF_K + rank as f64 + 1.0);
