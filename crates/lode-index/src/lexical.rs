@@ -385,6 +385,13 @@ impl Bm25Params {
 
     /// BM25F: field frequencies normalised per field, weighted, then saturated once.
     pub fn score(&self, stats: &CollectionStats, idf: f64, p: &Posting) -> f64 {
+        self.saturate(idf, self.pseudo_frequency(stats, p))
+    }
+
+    /// BM25F's pseudo-frequency of a posting: its field frequencies
+    /// normalised by length and weighted. It does not depend on the term's
+    /// IDF, so an open index can keep it per posting across queries.
+    pub fn pseudo_frequency(&self, stats: &CollectionStats, p: &Posting) -> f64 {
         let tf = [p.tf.name, p.tf.path, p.tf.body];
         let len = [p.len.name, p.len.path, p.len.body];
         let mut pseudo = 0.0;
@@ -396,7 +403,76 @@ impl Bm25Params {
             let norm = 1.0 - self.b[f] + self.b[f] * f64::from(len[f]) / avg;
             pseudo += self.weight[f] * f64::from(tf[f]) / norm;
         }
+        pseudo
+    }
+
+    /// The score of a pseudo-frequency for a term of this IDF (BM25's saturation).
+    pub fn saturate(&self, idf: f64, pseudo: f64) -> f64 {
         idf * pseudo * (self.k1 + 1.0) / (self.k1 + pseudo)
+    }
+
+    /// What [`pseudo_frequency`](Self::pseudo_frequency) depends on besides
+    /// the posting, bit for bit: pseudo-frequencies kept under one key are
+    /// valid for exactly these parameters and statistics.
+    pub fn scoring_key(&self, stats: &CollectionStats) -> ScoringKey {
+        let mut key = [0u64; 9];
+        for (k, v) in key
+            .iter_mut()
+            .zip([self.weight, self.b, stats.avg].concat())
+        {
+            *k = v.to_bits();
+        }
+        ScoringKey(key)
+    }
+}
+
+/// The parameters and collection statistics a pseudo-frequency was computed
+/// under (see [`Bm25Params::scoring_key`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ScoringKey([u64; 9]);
+
+/// Scores summed per chunk over a query's terms, in an array indexed by
+/// chunk id (ids are dense row ids). It is kept by an open index from query
+/// to query: only the slots a query touched are cleared for the next.
+#[derive(Default)]
+pub struct ScoreBoard {
+    scores: Vec<f64>,
+    touched: Vec<i64>,
+}
+
+impl ScoreBoard {
+    /// Clears the last query's scores and makes room for chunk ids up to `max_id`.
+    pub fn reset(&mut self, max_id: i64) {
+        for &id in &self.touched {
+            self.scores[id as usize] = 0.0;
+        }
+        self.touched.clear();
+        let len = max_id.max(-1) as usize + 1;
+        if self.scores.len() < len {
+            self.scores.resize(len, 0.0);
+        }
+        self.scores.truncate(len);
+    }
+
+    /// Whether `chunk` has a slot (ids above the last reset's `max_id` do not).
+    pub fn holds(&self, chunk: i64) -> bool {
+        usize::try_from(chunk).is_ok_and(|slot| slot < self.scores.len())
+    }
+
+    /// Adds to a chunk's score; the chunk must be [`holds`](Self::holds).
+    pub fn add(&mut self, chunk: i64, score: f64) {
+        let slot = &mut self.scores[chunk as usize];
+        if *slot == 0.0 {
+            self.touched.push(chunk);
+        }
+        *slot += score;
+    }
+
+    /// The chunks scored since the last reset and their scores, in the order first scored.
+    pub fn scored(&self) -> impl Iterator<Item = (i64, f64)> + '_ {
+        self.touched
+            .iter()
+            .map(|&id| (id, self.scores[id as usize]))
     }
 }
 
@@ -585,6 +661,65 @@ mod tests {
                 body: 3
             }
         );
+    }
+
+    #[test]
+    fn score_board_sums_per_chunk_and_clears_between_queries() {
+        let mut board = ScoreBoard::default();
+        board.reset(10);
+        assert!(board.holds(10) && !board.holds(11) && !board.holds(-1));
+        board.add(7, 1.5);
+        board.add(3, 2.0);
+        board.add(7, 0.25);
+        assert_eq!(board.scored().collect::<Vec<_>>(), [(7, 1.75), (3, 2.0)]);
+        // The next query starts from zero, also in a smaller index.
+        board.reset(5);
+        assert!(!board.holds(7));
+        assert_eq!(board.scored().count(), 0);
+        board.add(3, 1.0);
+        assert_eq!(board.scored().collect::<Vec<_>>(), [(3, 1.0)]);
+        board.reset(10);
+        board.add(7, 4.0);
+        assert_eq!(board.scored().collect::<Vec<_>>(), [(7, 4.0)]);
+    }
+
+    #[test]
+    fn a_score_is_its_saturated_pseudo_frequency_and_the_key_tracks_what_it_depends_on() {
+        let p = Bm25Params::default();
+        let stats = CollectionStats {
+            chunks: 1000.0,
+            avg: [2.0, 4.0, 100.0],
+        };
+        for (name, path, body) in [(0, 0, 1), (1, 0, 3), (2, 1, 0), (0, 3, 70)] {
+            let posting = Posting {
+                chunk: 1,
+                tf: FieldCounts { name, path, body },
+                len: FieldCounts {
+                    name: 3,
+                    path: 5,
+                    body: 120,
+                },
+            };
+            let idf = p.idf(&stats, 17.0);
+            let pseudo = p.pseudo_frequency(&stats, &posting);
+            assert!(pseudo > 0.0);
+            assert_eq!(
+                p.score(&stats, idf, &posting).to_bits(),
+                p.saturate(idf, pseudo).to_bits()
+            );
+        }
+        let key = p.scoring_key(&stats);
+        assert_eq!(key, Bm25Params::default().scoring_key(&stats));
+        let other_stats = CollectionStats {
+            avg: [2.0, 4.0, 101.0],
+            ..stats
+        };
+        assert_ne!(key, p.scoring_key(&other_stats));
+        let other_params = Bm25Params {
+            b: [0.5, 0.5, 0.7],
+            ..p
+        };
+        assert_ne!(key, other_params.scoring_key(&stats));
     }
 
     #[test]

@@ -60,9 +60,11 @@ pub mod overlay;
 mod reader;
 mod refresh;
 mod relations;
+mod rows;
 pub mod snapshot;
 mod store;
 pub mod tokens;
+mod top;
 pub mod vectors;
 mod walk;
 

@@ -1,5 +1,6 @@
 //! Reading an index: lexical candidates, chunks, symbols and statistics.
 
+use std::borrow::Cow;
 use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -8,10 +9,14 @@ use lode_core::{Error, Result};
 use rusqlite::OptionalExtension;
 use serde::Serialize;
 
-use crate::lexical::{self, Bm25Params, CollectionStats, LengthSums, Posting};
+use crate::lexical::{
+    self, Bm25Params, CollectionStats, LengthSums, Posting, ScoreBoard, ScoringKey,
+};
 use crate::location::IndexLocation;
 use crate::overlay::{self, Active};
+use crate::rows::{self, RowCache};
 use crate::store::{Manifest, Store, sql_err};
+use crate::top::best;
 
 /// An index opened for reading. Every read sees one committed state.
 pub struct Index {
@@ -20,6 +25,11 @@ pub struct Index {
     stats_cache: OnceLock<LexicalStats>,
     vectors_cache: OnceLock<StoredVectors>,
     postings_cache: Mutex<PostingsCache>,
+    /// The lexical scores of the query under way, kept to spare each query
+    /// an array the size of the index.
+    score_board: Mutex<ScoreBoard>,
+    /// Chunk rows read so far (see [`Index::chunks`]).
+    chunk_rows: Mutex<RowCache>,
     /// An overlay over this index for the current query (`Index::overlay`).
     overlay: RefCell<Option<Arc<Active>>>,
     /// One-line notes of dense queries that ran lexical-only, for the caller.
@@ -126,11 +136,49 @@ fn generation_and_pending(conn: &rusqlite::Connection) -> rusqlite::Result<(u64,
 /// Decoded postings by term (see [`Index::postings`]).
 #[derive(Default)]
 struct PostingsCache {
-    map: HashMap<String, Arc<Vec<Posting>>>,
+    map: HashMap<String, Arc<TermPostings>>,
     entries: usize,
 }
 
-/// At most this many postings (32 bytes each) stay decoded per open index.
+/// One term's postings, and their pseudo-frequencies once a query has
+/// computed them (see [`TermPostings::pseudo_frequencies`]).
+struct TermPostings {
+    list: Vec<Posting>,
+    pseudo: OnceLock<(ScoringKey, Vec<f64>)>,
+}
+
+impl TermPostings {
+    /// The BM25F pseudo-frequency of each posting, in order: most of a
+    /// posting's score, and all its divisions but one. Kept when `keep` (a
+    /// query over the index alone; an overlay's statistics differ) for the
+    /// first parameters asked for (the defaults, in practice), computed
+    /// afresh otherwise.
+    fn pseudo_frequencies(
+        &self,
+        params: &Bm25Params,
+        collection: &CollectionStats,
+        keep: bool,
+    ) -> Cow<'_, [f64]> {
+        let key = params.scoring_key(collection);
+        let compute = || -> Vec<f64> {
+            self.list
+                .iter()
+                .map(|p| params.pseudo_frequency(collection, p))
+                .collect()
+        };
+        let kept = match self.pseudo.get() {
+            None if keep => Some(self.pseudo.get_or_init(|| (key, compute()))),
+            kept => kept,
+        };
+        match kept {
+            Some((kept_key, kept)) if *kept_key == key => Cow::Borrowed(kept),
+            _ => Cow::Owned(compute()),
+        }
+    }
+}
+
+/// At most this many postings (32 bytes each, and 8 for a pseudo-frequency)
+/// stay decoded per open index.
 const POSTINGS_CACHE_ENTRIES: usize = 4_000_000;
 
 /// A symbol as stored.
@@ -265,6 +313,8 @@ impl Index {
             stats_cache: OnceLock::new(),
             vectors_cache: OnceLock::new(),
             postings_cache: Mutex::new(PostingsCache::default()),
+            score_board: Mutex::new(ScoreBoard::default()),
+            chunk_rows: Mutex::new(RowCache::default()),
             overlay: RefCell::new(None),
             notes: Mutex::new(Vec::new()),
             generation,
@@ -304,10 +354,26 @@ impl Index {
                     .lock()
                     .unwrap_or_else(|p| p.into_inner());
                 for term in terms {
-                    if let Some(list) = cache.map.remove(term) {
-                        cache.entries -= list.len();
+                    if let Some(postings) = cache.map.remove(term) {
+                        cache.entries -= postings.list.len();
                     }
                 }
+                // The collection's lengths moved: the pseudo-frequencies
+                // kept with the other terms are worked out again on demand.
+                let mut dropped = 0;
+                cache
+                    .map
+                    .retain(|_, postings| match Arc::get_mut(postings) {
+                        Some(p) => {
+                            p.pseudo = OnceLock::new();
+                            true
+                        }
+                        None => {
+                            dropped += postings.list.len();
+                            false
+                        }
+                    });
+                cache.entries -= dropped;
                 true
             }
             _ => false,
@@ -318,6 +384,13 @@ impl Index {
                 .lock()
                 .unwrap_or_else(|p| p.into_inner()) = PostingsCache::default();
         }
+        let mut rows = self.chunk_rows.lock().unwrap_or_else(|p| p.into_inner());
+        if one_build {
+            rows.forget_files(&report.touched.iter().map(String::as_str).collect());
+        } else {
+            *rows = RowCache::default();
+        }
+        drop(rows);
         if let Some(v) = self.vectors_cache.take()
             && one_build
             && v.pending == 0
@@ -386,7 +459,7 @@ impl Index {
         &self,
         stmt: &mut rusqlite::CachedStatement,
         term: &str,
-    ) -> Result<Option<Arc<Vec<Posting>>>> {
+    ) -> Result<Option<Arc<TermPostings>>> {
         if let Some(hit) = self.postings_cache.lock().unwrap().map.get(term) {
             return Ok(Some(hit.clone()));
         }
@@ -408,13 +481,17 @@ impl Index {
         if !found {
             return Ok(None);
         }
-        let list = Arc::new(list);
+        let postings = Arc::new(TermPostings {
+            list,
+            pseudo: OnceLock::new(),
+        });
         let mut cache = self.postings_cache.lock().unwrap();
-        if cache.entries + list.len() <= POSTINGS_CACHE_ENTRIES {
-            cache.entries += list.len();
-            cache.map.insert(term.to_string(), list.clone());
+        let n = postings.list.len();
+        if cache.entries + n <= POSTINGS_CACHE_ENTRIES {
+            cache.entries += n;
+            cache.map.insert(term.to_string(), postings.clone());
         }
-        Ok(Some(list))
+        Ok(Some(postings))
     }
 
     /// Collection statistics of the lexical index, read once per open index.
@@ -468,14 +545,19 @@ impl Index {
             .connection()
             .prepare_cached("SELECT data FROM postings WHERE term = ?1 ORDER BY block")
             .map_err(|e| self.err(e))?;
-        // Chunk ids are dense row ids: a flat array beats a hash map here.
-        let mut scores = vec![0f64; stats.max_chunk_id as usize + 1];
-        let mut touched: Vec<i64> = Vec::new();
+        let mut board = self.score_board.lock().unwrap_or_else(|p| p.into_inner());
+        board.reset(stats.max_chunk_id);
         // Overlay chunks (negative ids) are scored on the same scale, aside.
         let mut overlay_scores: BTreeMap<i64, f64> = BTreeMap::new();
         for term in terms {
             let disk = self.postings(&mut stmt, term)?;
-            let disk = disk.as_deref().map_or(&[][..], Vec::as_slice);
+            let (disk, pseudo) = match &disk {
+                Some(d) => (
+                    &d.list[..],
+                    d.pseudo_frequencies(params, &collection, over.is_none()),
+                ),
+                None => (&[][..], Cow::Borrowed(&[][..])),
+            };
             let extra = over.as_ref().map_or(&[][..], |o| o.postings(term));
             if disk.is_empty() && extra.is_empty() {
                 continue;
@@ -485,16 +567,12 @@ impl Index {
                 Some(o) => disk.iter().filter(|p| !o.masks_chunk(p.chunk)).count() + extra.len(),
             };
             let idf = params.idf(&collection, df as f64);
-            for p in disk {
-                let slot = p.chunk as usize;
-                if slot < scores.len()
+            for (p, &pseudo) in disk.iter().zip(pseudo.iter()) {
+                if board.holds(p.chunk)
                     && allowed.as_ref().is_none_or(|a| a.contains(&p.chunk))
                     && over.as_ref().is_none_or(|o| !o.masks_chunk(p.chunk))
                 {
-                    if scores[slot] == 0.0 {
-                        touched.push(p.chunk);
-                    }
-                    scores[slot] += params.score(&collection, idf, p);
+                    board.add(p.chunk, params.saturate(idf, pseudo));
                 }
             }
             if let Some(o) = &over {
@@ -504,12 +582,7 @@ impl Index {
                 }
             }
         }
-        let ranked: Vec<(i64, f64)> = touched
-            .into_iter()
-            .map(|id| (id, scores[id as usize]))
-            .chain(overlay_scores)
-            .collect();
-        Ok(best(ranked, limit))
+        Ok(best(board.scored().chain(overlay_scores), limit))
     }
 
     /// The chunks nearest to `query` by the stored vectors, best first (ties
@@ -666,6 +739,17 @@ impl Index {
 
     /// Chunks by id, in the order given; ids that no longer exist are left out.
     pub fn chunks(&self, ids: &[i64]) -> Result<Vec<ChunkRow>> {
+        Ok(self
+            .shared_chunks(ids)?
+            .into_iter()
+            .map(Arc::unwrap_or_clone)
+            .collect())
+    }
+
+    /// [`chunks`](Self::chunks), shared with this open index: it keeps the
+    /// rows it has read (it sees one committed state), and a search that
+    /// only ranks most of them need not copy them.
+    pub fn shared_chunks(&self, ids: &[i64]) -> Result<Vec<Arc<ChunkRow>>> {
         if ids.is_empty() {
             return Ok(Vec::new());
         }
@@ -674,44 +758,27 @@ impl Index {
         } else {
             None
         };
-        // One statement for all ids (integers, so the list is safe to inline).
-        let list = ids.iter().map(i64::to_string).collect::<Vec<_>>().join(",");
-        let mut stmt = self
-            .store
-            .connection()
-            .prepare(&format!(
-                "SELECT c.id, f.path, f.lang, c.kind, c.start_line, c.end_line, c.start_byte, c.end_byte, {SYMBOL_COLUMNS} \
-                 FROM chunks c JOIN files f ON f.id = c.file_id LEFT JOIN symbols s ON s.id = c.symbol WHERE c.id IN ({list})"
-            ))
-            .map_err(|e| self.err(e))?;
-        let rows = stmt
-            .query_map([], |r| {
-                let symbol = match r.get::<_, Option<i64>>(8)? {
-                    Some(_) => Some(symbol_row(r, 8)?),
-                    None => None,
-                };
-                Ok(ChunkRow {
-                    id: r.get(0)?,
-                    path: r.get(1)?,
-                    lang: r.get(2)?,
-                    kind: r.get(3)?,
-                    start_line: r.get(4)?,
-                    end_line: r.get(5)?,
-                    start_byte: r.get(6)?,
-                    end_byte: r.get(7)?,
-                    symbol,
-                })
-            })
-            .map_err(|e| self.err(e))?;
-        let mut by_id: HashMap<i64, ChunkRow> = HashMap::with_capacity(ids.len());
-        for row in rows {
-            let row = row.map_err(|e| self.err(e))?;
+        let mut cache = self.chunk_rows.lock().unwrap_or_else(|p| p.into_inner());
+        // Overlay chunks (negative ids) are not in the database.
+        let disk: Vec<i64> = ids.iter().copied().filter(|&id| id >= 0).collect();
+        let mut by_id: HashMap<i64, Arc<ChunkRow>, foldhash::fast::RandomState> =
+            HashMap::with_capacity_and_hasher(ids.len(), Default::default());
+        for row in
+            rows::fetch(self.store.connection(), &cache.missing(&disk)).map_err(|e| self.err(e))?
+        {
+            let row = Arc::new(row);
+            cache.keep(&row);
             by_id.insert(row.id, row);
+        }
+        for &id in &disk {
+            if let Some(row) = cache.get(id).filter(|_| !by_id.contains_key(&id)) {
+                by_id.insert(id, row.clone());
+            }
         }
         if let Some(o) = &over {
             for &id in ids.iter().filter(|&&id| id < 0) {
                 if let Some(c) = o.chunk(id) {
-                    by_id.insert(id, c.clone());
+                    by_id.insert(id, Arc::new(c.clone()));
                 }
             }
         }
@@ -805,17 +872,6 @@ impl Index {
         .map(|m| m.len())
         .sum()
     }
-}
-
-/// The `limit` best `(chunk, score)` pairs, best first, ties by chunk id.
-fn best(mut scored: Vec<(i64, f64)>, limit: usize) -> Vec<(i64, f64)> {
-    let by_score = |a: &(i64, f64), b: &(i64, f64)| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0));
-    if scored.len() > limit && limit > 0 {
-        scored.select_nth_unstable_by(limit - 1, by_score);
-        scored.truncate(limit);
-    }
-    scored.sort_by(by_score);
-    scored
 }
 
 /// The index's statistics; the costly parts (counts by language, call sites,

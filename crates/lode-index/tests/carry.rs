@@ -9,8 +9,14 @@ use lode_core::Config;
 use lode_index::lexical::Bm25Params;
 use lode_index::{BuildOptions, BuildReport, Filter, Index, IndexLocation, build};
 
+/// A function long enough to be a chunk of its own.
 fn function(name: &str, body: &str) -> String {
-    format!("def {name}():\n    \"\"\"{body}\"\"\"\n    return 1\n\n")
+    let mut text = format!("def {name}():\n    \"\"\"{body}\"\"\"\n");
+    for i in 0..12 {
+        text.push_str(&format!("    step_{i} = prepare_{i}({i})\n"));
+    }
+    text.push_str("    return 1\n\n");
+    text
 }
 
 fn write_files(root: &Path) {
@@ -62,8 +68,10 @@ fn vectors_and_files_carried_through_an_update_equal_a_fresh_read() {
 
     let mut index = opened_with_vectors(&loc);
     let manifest = index.store().manifest().unwrap();
-    // Postings decoded before the edit, of terms it changes and of others.
+    // Postings decoded before the edit, of terms it changes and of others,
+    // and every chunk's row.
     lexical(&index, "sort list retry merge");
+    index.chunks(&every_chunk(&index)).unwrap();
 
     // A file in the middle edited (one chunk more), one removed, one added:
     // runs of vectors shrink, grow, vanish and appear.
@@ -94,6 +102,20 @@ fn vectors_and_files_carried_through_an_update_equal_a_fresh_read() {
     for q in ["sort list retry merge", "merge", "config socket", "retry"] {
         assert_eq!(lexical(&index, q), lexical(&fresh, q), "{q}");
     }
+    // The rows of the edited file moved (a function was inserted above one).
+    let ids = every_chunk(&fresh);
+    let rows = |index: &Index| format!("{:?}", index.chunks(&ids).unwrap());
+    assert_eq!(rows(&index), rows(&fresh));
+}
+
+/// The id of every chunk (each has a `return`).
+fn every_chunk(index: &Index) -> Vec<i64> {
+    let terms = lode_index::tokens::query_terms("return");
+    let hits = index
+        .lexical(&terms, &Bm25Params::default(), &Filter::default(), 1000)
+        .unwrap();
+    assert!(hits.len() >= 10, "{hits:?}");
+    hits.into_iter().map(|(id, _)| id).collect()
 }
 
 #[test]

@@ -3,6 +3,7 @@
 //! `docs/benchmarks.md`).
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use lode_index::{ChunkRow, tokens};
 
@@ -20,16 +21,39 @@ const FILE_WEIGHT: f64 = 0.5;
 /// the top ranks; see `docs/benchmarks.md`).
 const SAME_FILE_DECAY: f64 = 0.4;
 
+/// The rerank's maps, keyed by a few hundred short strings per query:
+/// foldhash hashes them several times faster than SipHash, and nothing
+/// depends on their order.
+type FastMap<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
+
+/// A candidate: its score and its row, shared with the index that keeps it
+/// (sorting moves a pointer, not the row).
+pub type Scored = (f64, Arc<ChunkRow>);
+
 /// Reorders `scored` (fused scores) in place, best first. `chunks` is the
 /// number of chunks in the index.
-pub fn rerank(q: &QueryShape, scored: &mut [(f64, ChunkRow)], chunks: f64) {
+pub fn rerank(q: &QueryShape, scored: &mut [Scored], chunks: f64) {
     let top = scored.iter().map(|s| s.0).fold(0.0, f64::max);
     // Where the candidates are most of the index (a small repository), that
     // a file supplies many of them says little but its size.
     let share = (scored.len() as f64 / chunks.max(1.0)).min(1.0);
     lift_best_chunk_of_strong_files(scored, top * FILE_WEIGHT * (1.0 - share));
-    for (score, c) in scored.iter_mut() {
-        *score *= q.boost(c);
+    // Most of a boost is the file's, the same for each of its chunks: worked
+    // out once per file.
+    let boosts: Vec<f64> = {
+        let mut by_file: FastMap<(&str, &str), f64> = FastMap::default();
+        scored
+            .iter()
+            .map(|(_, c)| {
+                let file = by_file
+                    .entry((c.path.as_str(), c.lang.as_str()))
+                    .or_insert_with(|| q.file_factor(&c.path, &c.lang));
+                q.symbol_factor(c) * *file
+            })
+            .collect()
+    };
+    for ((score, _), boost) in scored.iter_mut().zip(boosts) {
+        *score *= boost;
     }
     sort(scored);
     spread_files(scored);
@@ -37,7 +61,7 @@ pub fn rerank(q: &QueryShape, scored: &mut [(f64, ChunkRow)], chunks: f64) {
 }
 
 /// Best first; ties by path and line so runs are reproducible.
-pub fn sort(scored: &mut [(f64, ChunkRow)]) {
+pub fn sort(scored: &mut [Scored]) {
     scored.sort_by(|a, b| {
         b.0.total_cmp(&a.0)
             .then_with(|| a.1.path.cmp(&b.1.path))
@@ -49,9 +73,9 @@ pub fn sort(scored: &mut [(f64, ChunkRow)]) {
 /// come from is likely the answer even when none of its chunks is first. Each
 /// file's best chunk gains `unit` times the file's summed candidate score
 /// relative to the largest file sum.
-fn lift_best_chunk_of_strong_files(scored: &mut [(f64, ChunkRow)], unit: f64) {
-    let mut sum: HashMap<&str, f64> = HashMap::new();
-    let mut best: HashMap<&str, usize> = HashMap::new();
+fn lift_best_chunk_of_strong_files(scored: &mut [Scored], unit: f64) {
+    let mut sum: FastMap<&str, f64> = FastMap::default();
+    let mut best: FastMap<&str, usize> = FastMap::default();
     for (i, (score, c)) in scored.iter().enumerate() {
         *sum.entry(c.path.as_str()).or_default() += *score;
         let b = best.entry(c.path.as_str()).or_insert(i);
@@ -74,12 +98,20 @@ fn lift_best_chunk_of_strong_files(scored: &mut [(f64, ChunkRow)], unit: f64) {
 
 /// One file should not fill the top: after a file's first hit (scored is
 /// sorted), each further hit from it counts [`SAME_FILE_DECAY`] times the one before.
-fn spread_files(scored: &mut [(f64, ChunkRow)]) {
-    let mut seen: HashMap<String, i32> = HashMap::new();
-    for (score, c) in scored.iter_mut() {
-        let n = seen.entry(c.path.clone()).or_default();
-        *score *= SAME_FILE_DECAY.powi(*n);
-        *n += 1;
+fn spread_files(scored: &mut [Scored]) {
+    let decays: Vec<f64> = {
+        let mut seen: FastMap<&str, i32> = FastMap::default();
+        scored
+            .iter()
+            .map(|(_, c)| {
+                let n = seen.entry(c.path.as_str()).or_default();
+                *n += 1;
+                SAME_FILE_DECAY.powi(*n - 1)
+            })
+            .collect()
+    };
+    for ((score, _), decay) in scored.iter_mut().zip(decays) {
+        *score *= decay;
     }
 }
 
@@ -157,10 +189,20 @@ fn looks_like_code(w: &str) -> bool {
 }
 
 fn normalize(word: &str) -> String {
+    normalized_chars(word).collect()
+}
+
+fn normalized_chars(word: &str) -> impl Iterator<Item = char> + '_ {
     word.chars()
         .filter(|c| c.is_alphanumeric())
         .flat_map(char::to_lowercase)
-        .collect()
+}
+
+/// Whether `normalize(word) == target`, without building the normalized word
+/// (the rerank asks it of every candidate's symbol).
+fn normalizes_to(word: &str, target: &str) -> bool {
+    let mut want = target.chars();
+    normalized_chars(word).all(|c| want.next() == Some(c)) && want.next().is_none()
 }
 
 impl QueryShape {
@@ -260,40 +302,54 @@ impl QueryShape {
         })
     }
 
-    pub fn boost(&self, c: &ChunkRow) -> f64 {
-        let mut b = 1.0;
-        if let Some(s) = &c.symbol {
-            let name = normalize(&s.name);
-            if !name.is_empty() && (self.defined.contains(&name) || name == self.joined) {
-                b *= 2.0;
-            }
+    /// 2 for a chunk of a symbol the query names (see `defined`), else 1.
+    /// A power of two scales a product exactly, so this factor times the
+    /// file's is the same number as when it was the first of the product.
+    fn symbol_factor(&self, c: &ChunkRow) -> f64 {
+        match &c.symbol {
+            Some(s) if self.names_definition(&s.name) => 2.0,
+            _ => 1.0,
         }
-        let file = c.path.rsplit('/').next().unwrap_or(&c.path);
+    }
+
+    /// Whether `name`, normalized, is a name the query asks the definition
+    /// of, or the query's words joined.
+    fn names_definition(&self, name: &str) -> bool {
+        // A name of no letters or digits normalizes to nothing, which names nothing.
+        name.chars().any(char::is_alphanumeric)
+            && (self.defined.iter().any(|d| normalizes_to(name, d))
+                || normalizes_to(name, &self.joined))
+    }
+
+    /// The boost of a file's chunks for what its path and language say.
+    fn file_factor(&self, path: &str, lang: &str) -> f64 {
+        let mut b = 1.0;
+        let file = path.rsplit('/').next().unwrap_or(path);
         if self.names_file(file) || self.abbreviates(file) {
             b *= 1.5;
         }
-        let path = c.path.to_ascii_lowercase();
-        if !self.wants_tests && is_test_path(&c.path) {
+        let lower = path.to_ascii_lowercase();
+        if !self.wants_tests && is_test_path(path) {
             b *= 0.3;
         }
-        if path
+        if lower
             .split('/')
             .any(|seg| matches!(seg, "compat" | "legacy" | "deprecated"))
         {
             b *= 0.5;
         }
-        if !self.wants_examples && is_example_path(&path) {
+        if !self.wants_examples && is_example_path(&lower) {
             b *= 0.6;
         }
-        if path.ends_with(".d.ts") {
+        if lower.ends_with(".d.ts") {
             b *= 0.7;
         }
         // Prose (Markdown, text) answers "where is it done" less well than code.
-        if !self.wants_docs && is_prose(&c.lang) {
+        if !self.wants_docs && is_prose(lang) {
             b *= 0.5;
         }
         // Data files (JSON, YAML, TOML) hold names and words without the code.
-        if is_data(&c.lang) {
+        if is_data(lang) {
             b *= 0.5;
         }
         b
@@ -366,8 +422,15 @@ mod tests {
         }
     }
 
+    fn shared(scored: &[(f64, ChunkRow)]) -> Vec<Scored> {
+        scored
+            .iter()
+            .map(|(score, c)| (*score, Arc::new(c.clone())))
+            .collect()
+    }
+
     fn order(q: &str, scored: &[(f64, ChunkRow)]) -> Vec<i64> {
-        let mut s = scored.to_vec();
+        let mut s = shared(scored);
         rerank(&QueryShape::new(q), &mut s, 1000.0);
         s.iter().map(|(_, c)| c.id).collect()
     }
@@ -452,7 +515,7 @@ mod tests {
     fn file_aggregation_fades_when_the_candidates_are_the_whole_index() {
         let scored = one_strong_chunk_and_a_file_of_three();
         // Four candidates out of four chunks: b.rs is merely the bigger file.
-        let mut s = scored.clone();
+        let mut s = shared(&scored);
         rerank(&QueryShape::new("query words"), &mut s, 4.0);
         assert_eq!(s[0].1.id, 1);
         // Out of a thousand, the same candidates single b.rs out.
@@ -510,6 +573,53 @@ mod tests {
         data.lang = "json".to_string();
         let scored = vec![(1.0, data), (0.8, chunk(2, "src/t_string.c", None))];
         assert_eq!(order("setrange modifies a string", &scored)[0], 2);
+    }
+
+    #[test]
+    fn normalizes_to_agrees_with_normalize() {
+        let words = [
+            "",
+            "_",
+            "::",
+            "parse_config",
+            "ParseConfig",
+            "parseconfig",
+            "parseconfigs",
+            "parse",
+            "İstanbul",
+            "ǅemal",
+            "x1",
+            "X_1",
+            "Ωmega",
+        ];
+        for w in words {
+            for t in words.iter().map(|t| normalize(t)) {
+                assert_eq!(normalizes_to(w, &t), normalize(w) == t, "{w:?} vs {t:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_symbol_boost_gives_the_same_product_in_any_place() {
+        // The file factors in the order `file_factor` applies them; the
+        // symbol's 2 used to come first.
+        let factors: [f64; 7] = [1.5, 0.3, 0.5, 0.6, 0.7, 0.5, 0.5];
+        for mask in 0u32..1 << factors.len() {
+            let applied = factors
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| mask & (1 << i) != 0)
+                .map(|(_, f)| *f);
+            let first = applied.clone().fold(2.0, |b, f| b * f);
+            let last = 2.0 * applied.fold(1.0, |b, f| b * f);
+            assert_eq!(first.to_bits(), last.to_bits(), "mask {mask:b}");
+        }
+        let q = QueryShape::new("Config::load");
+        let c = chunk(1, "internal/configs/load_test.go", Some("load"));
+        assert_eq!(q.symbol_factor(&c), 2.0);
+        assert_eq!(q.file_factor(&c.path, &c.lang), 0.3);
+        let c = chunk(2, "internal/configs/parser.go", Some("loader"));
+        assert_eq!(q.symbol_factor(&c), 1.0);
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! Ranked search over chunks.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use lode_core::Result;
 use lode_index::lexical::Bm25Params;
@@ -74,6 +75,10 @@ pub struct Partial {
     pub chunks: u64,
 }
 
+/// Candidates' scores by chunk id (foldhash: a few hundred integer keys per
+/// query, and nothing depends on their order).
+type Scores = HashMap<i64, f64, foldhash::fast::RandomState>;
+
 /// Candidates fetched per requested hit: reranking needs a deeper pool.
 const POOL_FACTOR: usize = 10;
 const MIN_POOL: usize = 100;
@@ -82,7 +87,7 @@ pub fn search(index: &Index, query: &str, opts: &SearchOptions) -> Result<Search
     let terms = rank::expand_terms(tokens::query_terms(query));
     let pool = (opts.top_k * POOL_FACTOR).max(MIN_POOL);
     let lexical = index.lexical(&terms, &Bm25Params::default(), &opts.filter, pool)?;
-    let scores: HashMap<i64, f64> = if opts.semantic {
+    let scores: Scores = if opts.semantic {
         let dense = index.dense(query, &opts.filter, pool)?;
         fuse(&lexical, &dense, rank::SEMANTIC_WEIGHT)
     } else {
@@ -90,9 +95,9 @@ pub fn search(index: &Index, query: &str, opts: &SearchOptions) -> Result<Search
     };
     let mut ids: Vec<i64> = scores.keys().copied().collect();
     ids.sort_unstable();
-    let chunks = index.chunks(&ids)?;
+    let chunks = index.shared_chunks(&ids)?;
 
-    let mut scored: Vec<(f64, ChunkRow)> = chunks
+    let mut scored: Vec<rank::Scored> = chunks
         .into_iter()
         .map(|c| (scores.get(&c.id).copied().unwrap_or(0.0), c))
         .collect();
@@ -125,8 +130,8 @@ const RRF_K: f64 = 60.0;
 
 /// Weighted reciprocal-rank fusion of the lexical and dense rankings (scaled
 /// by 100 for readable scores).
-fn fuse(lexical: &[(i64, f64)], dense: &[(i64, f64)], semantic_weight: f64) -> HashMap<i64, f64> {
-    let mut out: HashMap<i64, f64> = HashMap::new();
+fn fuse(lexical: &[(i64, f64)], dense: &[(i64, f64)], semantic_weight: f64) -> Scores {
+    let mut out = Scores::default();
     for (list, weight) in [(lexical, 1.0 - semantic_weight), (dense, semantic_weight)] {
         for (rank, (id, _)) in list.iter().enumerate() {
             *out.entry(*id).or_default() += 100.0 * weight / (RRF_K + rank as f64 + 1.0);
@@ -135,7 +140,8 @@ fn fuse(lexical: &[(i64, f64)], dense: &[(i64, f64)], semantic_weight: f64) -> H
     out
 }
 
-fn to_hit(index: &Index, c: ChunkRow, score: f64, snippet_lines: usize) -> SearchHit {
+fn to_hit(index: &Index, c: Arc<ChunkRow>, score: f64, snippet_lines: usize) -> SearchHit {
+    let c = Arc::unwrap_or_clone(c);
     let snippet = chunk_lines(index, &c.path, c.start_byte, c.end_byte, snippet_lines)
         .iter()
         .map(|l| clip(l, 200))
