@@ -186,9 +186,12 @@ pub fn same_tree(root: &Path, snapshot: &Snapshot) -> bool {
     dirs_same && watched_same(snapshot)
 }
 
-/// The second half of [`quick_walk`]: the indexed files with their size and
-/// mtime now, once [`same_tree`] holds; `None` when one is gone or outgrew
-/// the size cap.
+/// The second half of [`quick_walk`], once [`same_tree`] holds: the indexed
+/// files whose size or mtime is not what the index recorded, with their
+/// size and mtime now (`only_changed`: the others are as recorded); `None`
+/// when one is gone or outgrew the size cap. Listing only those spares
+/// cloning and sorting every path (5,099 on terraform) for a diff that
+/// finds one.
 pub fn stat_indexed(
     root: &Path,
     manifest: &Manifest,
@@ -197,23 +200,28 @@ pub fn stat_indexed(
 ) -> Option<WalkReport> {
     let root = root.canonicalize().ok()?;
     let dir = RootDir::open(&root)?;
-    let mut files: Vec<WalkedFile> = manifest
+    let stated = manifest
         .par_iter()
-        .map(|(path, _)| {
+        .map(|(path, recorded)| {
             let (size, mtime_ns) = dir.stat(path)?;
-            (size <= max_file_size).then(|| WalkedFile {
+            if size > max_file_size {
+                return None;
+            }
+            let same = (size, mtime_ns) == (recorded.size, recorded.mtime_ns);
+            Some((!same).then(|| WalkedFile {
                 path: path.clone(),
                 size,
                 mtime_ns,
-            })
+            }))
         })
-        .collect::<Option<Vec<_>>>()?;
+        .collect::<Option<Vec<Option<WalkedFile>>>>()?;
+    let mut files: Vec<WalkedFile> = stated.into_iter().flatten().collect();
     files.sort_by(|a, b| a.path.cmp(&b.path));
     Some(WalkReport {
         files,
         skipped,
         snapshot: None,
-        only_changed: false,
+        only_changed: true,
     })
 }
 

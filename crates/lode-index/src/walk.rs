@@ -80,8 +80,8 @@ pub struct WalkReport {
     /// (`None` for a walk proven by [`crate::snapshot::quick_walk`]).
     pub snapshot: Option<Snapshot>,
     /// `files` lists only the indexed files that may have changed; every
-    /// other indexed file is as the index has it ([`crate::snapshot::changed_walk`]:
-    /// a watcher saw only those written).
+    /// other indexed file is as the index has it (the quick stat pass, and
+    /// [`crate::snapshot::changed_walk`]: a watcher saw only those written).
     pub only_changed: bool,
 }
 

@@ -104,8 +104,10 @@ fn an_edit_in_place_is_seen_without_a_walk() {
     );
     let report = f.build();
     assert!(report.quick_walk, "only a file's content changed");
-    assert_eq!(report.parsed, 1);
+    assert_eq!((report.parsed, report.deleted), (1, 0));
     assert!(f.has_symbol("gamma") && !f.has_symbol("beta"));
+    // The quick walk lists the changed file alone: the others stay.
+    assert!(f.has_symbol("alpha"));
     // Nothing changed: still no walk, nothing parsed.
     let report = f.build();
     assert!(report.quick_walk);
