@@ -275,6 +275,19 @@ fn build_once(
         quick_walk: walk.snapshot.is_none(),
         ..BuildReport::default()
     };
+    // Nothing to write: the tree is as indexed, proven by the snapshot (a
+    // full walk records a new one). No commit, so the generation stays and
+    // readers keep what they decoded.
+    if rebuilt.is_none() && diff.is_empty() && walk.snapshot.is_none() && !opts.rescan {
+        let stored = RowCounts::stored(store.connection())
+            .map_err(|e| crate::store::sql_err(store.path(), e))?;
+        if let Some(counts) = stored {
+            fill_counts(&mut report, &counts, &walk.skipped, 0);
+            report.generation = stored_generation(&store)?;
+            report.elapsed_ms = started.elapsed().as_secs_f64() * 1000.0;
+            return Ok((report, crate::embed::pending_chunks(&store)?));
+        }
+    }
     let total = diff.changed.len();
     report.touched = (diff.changed.iter().map(|f| f.path.clone()))
         .chain(diff.deleted.iter().map(|(path, _)| path.clone()))
@@ -463,26 +476,7 @@ fn build_once(
         loc.set_current(store.path())?;
         loc.remove_other_dbs(store.path());
     }
-    // As `reader::stats` counts them, without a scan of every row.
-    let count = |n: i64| n.max(0) as u64;
-    report.files = count(row_counts.files);
-    report.chunks = count(row_counts.chunks);
-    report.symbols = count(row_counts.symbols);
-    report.lossy_utf8 = count(row_counts.lossy_utf8);
-    report.parse_errors = count(row_counts.parse_errors);
-    report.parse_failed = count(row_counts.parse_failed);
-    report.skipped = (row_counts.skipped.iter())
-        .map(|(reason, n)| (reason.clone(), count(*n)))
-        .collect();
-    for (reason, n) in &walk.skipped {
-        *report
-            .skipped
-            .entry(reason.as_str().to_string())
-            .or_default() += n;
-    }
-    if unreadable > 0 {
-        *report.skipped.entry("unreadable".into()).or_default() += unreadable;
-    }
+    fill_counts(&mut report, &row_counts, &walk.skipped, unreadable);
     report.generation = generation;
     report.elapsed_ms = started.elapsed().as_secs_f64() * 1000.0;
     Ok((report, pending_after))
@@ -931,6 +925,36 @@ fn delete_file(tx: &Transaction, id: i64, postings: &mut PendingPostings) -> rus
     tx.prepare_cached("DELETE FROM files WHERE id = ?1")?
         .execute([id])?;
     Ok(if embedded { 0 } else { chunks.len() as u64 })
+}
+
+/// A report's counts as `reader::stats` counts them, without a scan of
+/// every row: the tables' (kept in meta), the walk's skipped files and the
+/// files this build could not read.
+fn fill_counts(
+    report: &mut BuildReport,
+    rows: &RowCounts,
+    walk_skipped: &BTreeMap<SkipReason, u64>,
+    unreadable: u64,
+) {
+    let count = |n: i64| n.max(0) as u64;
+    report.files = count(rows.files);
+    report.chunks = count(rows.chunks);
+    report.symbols = count(rows.symbols);
+    report.lossy_utf8 = count(rows.lossy_utf8);
+    report.parse_errors = count(rows.parse_errors);
+    report.parse_failed = count(rows.parse_failed);
+    report.skipped = (rows.skipped.iter())
+        .map(|(reason, n)| (reason.clone(), count(*n)))
+        .collect();
+    for (reason, n) in walk_skipped {
+        *report
+            .skipped
+            .entry(reason.as_str().to_string())
+            .or_default() += n;
+    }
+    if unreadable > 0 {
+        *report.skipped.entry("unreadable".into()).or_default() += unreadable;
+    }
 }
 
 /// The generation of the last build committed to `store` (0: none).

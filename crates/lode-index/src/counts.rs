@@ -114,8 +114,8 @@ impl RowCounts {
     }
 
     /// The counts stored by the last build, if it stored any.
-    pub fn stored(tx: &Transaction) -> rusqlite::Result<Option<RowCounts>> {
-        let json: Option<String> = tx
+    pub fn stored(conn: &rusqlite::Connection) -> rusqlite::Result<Option<RowCounts>> {
+        let json: Option<String> = conn
             .query_row("SELECT value FROM meta WHERE key = 'row_counts'", [], |r| {
                 r.get(0)
             })

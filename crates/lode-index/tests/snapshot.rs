@@ -324,3 +324,44 @@ fn a_query_beside_the_stat_pass_runs_again_when_the_tree_changed() {
     }
     assert!(index.symbols_named("beta").unwrap().is_empty());
 }
+
+/// A build that finds the tree as indexed (proven by the snapshot) writes
+/// nothing: the generation stays, no reader sees a commit, and its report's
+/// counts are the stored ones.
+#[test]
+fn a_build_that_finds_nothing_changed_commits_nothing() {
+    let f = Fixture::new();
+    age(&f.root);
+    let first = f.build();
+    let index = lode_index::Index::open(&f.loc).unwrap();
+    let data_version = |i: &lode_index::Index| -> i64 {
+        i.store()
+            .connection()
+            .query_row("PRAGMA data_version", [], |r| r.get(0))
+            .unwrap()
+    };
+    let before = data_version(&index);
+    let again = f.build();
+    assert!(again.quick_walk);
+    assert_eq!(again.generation, first.generation);
+    assert_eq!(data_version(&index), before, "no commit");
+    let counted = index.stats().unwrap();
+    assert_eq!(
+        (
+            again.files,
+            again.chunks,
+            again.symbols,
+            again.skipped.clone()
+        ),
+        (
+            counted.files,
+            counted.chunks,
+            counted.symbols,
+            counted.skipped
+        )
+    );
+    // An edit still commits.
+    rewrite(&f.root.join("src/a.py"), "def alpha3():\n    return 333\n");
+    assert_eq!(f.build().generation, first.generation + 1);
+    assert_ne!(data_version(&index), before);
+}

@@ -701,7 +701,11 @@ mod tests {
         let cache = tempfile::tempdir().unwrap();
         let r = settled(a.path(), cache.path());
         let (config, _) = r.config.for_root(a.path()).unwrap();
-        let opts = lode_index::BuildOptions::quiet(&config);
+        // A build that walks the whole tree commits even when nothing changed.
+        let opts = lode_index::BuildOptions {
+            rescan: true,
+            ..lode_index::BuildOptions::quiet(&config)
+        };
         lode_index::build(&r.repos[0].location, &opts).unwrap();
         let (opens, checks) = (r.repo(0).opens(), r.repo(0).checks());
         assert!(defines(&r, "alpha"));
