@@ -517,10 +517,6 @@ fn chunk_texts(
         .collect()
 }
 
-/// Writes the vectors of `files` that still match the index (same content
-/// hash, same chunk ids, no vectors yet) in one transaction. Returns the
-/// chunks added and whether the index is still the generation the phase
-/// started from (else a newer build's state is there: stop).
 /// Stores a file's vectors — `data`, in the index's encoding, in the order
 /// of `chunk_ids` — unless it has a row already (a newer phase wrote it);
 /// whether it was stored. The one writer of the `vectors` row format, for
@@ -538,6 +534,26 @@ pub(crate) fn insert_vector_row(
     Ok(inserted == 1)
 }
 
+/// The chunk ids of a `vectors` row's `ids` blob, in order.
+pub(crate) fn vector_ids(ids: &[u8]) -> impl Iterator<Item = i64> + '_ {
+    ids.chunks_exact(8)
+        .map(|b| i64::from_le_bytes(b.try_into().expect("8 bytes")))
+}
+
+/// A file's `vectors` row as `(ids, data)`, if it has one.
+pub(crate) fn file_vectors(
+    conn: &rusqlite::Connection,
+    file_id: i64,
+) -> rusqlite::Result<Option<(Vec<u8>, Vec<u8>)>> {
+    conn.prepare_cached("SELECT ids, data FROM vectors WHERE file_id = ?1")?
+        .query_row([file_id], |r| Ok((r.get(0)?, r.get(1)?)))
+        .optional()
+}
+
+/// Writes the vectors of `files` that still match the index (same content
+/// hash, same chunk ids, no vectors yet) in one transaction. Returns the
+/// chunks added and whether the index is still the generation the phase
+/// started from (else a newer build's state is there: stop).
 fn commit(
     loc: &IndexLocation,
     store: &mut Store,

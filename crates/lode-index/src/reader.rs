@@ -68,7 +68,7 @@ impl StoredVectors {
         }
         let n = ids.len() / 8;
         self.files.push((file, self.ids.len(), n));
-        self.ids.extend(decode_ids(ids));
+        self.ids.extend(crate::embed::vector_ids(ids));
         self.data.extend_from_slice(data);
     }
 
@@ -95,7 +95,7 @@ impl StoredVectors {
         let n = ids.len() / 8;
         let at = self.files.partition_point(|f| f.0 < file);
         let first = self.files.get(at).map_or(self.ids.len(), |f| f.1);
-        self.ids.splice(first..first, decode_ids(ids));
+        self.ids.splice(first..first, crate::embed::vector_ids(ids));
         let byte = first * self.stride;
         self.data.splice(byte..byte, data.iter().copied());
         for f in &mut self.files[at..] {
@@ -104,11 +104,6 @@ impl StoredVectors {
         self.files.insert(at, (file, first, n));
         self.chunks += n as u64;
     }
-}
-
-fn decode_ids(ids: &[u8]) -> impl Iterator<Item = i64> + '_ {
-    ids.chunks_exact(8)
-        .map(|b| i64::from_le_bytes(b.try_into().expect("8 bytes")))
 }
 
 /// A `vectors` row's `ids` and `data` blobs (the row's columns after the first).
@@ -138,6 +133,32 @@ fn generation_and_pending(conn: &rusqlite::Connection) -> rusqlite::Result<(u64,
 struct PostingsCache {
     map: HashMap<String, Arc<TermPostings>>,
     entries: usize,
+}
+
+impl PostingsCache {
+    /// Drops the postings of `terms` (a build rewrote them) and, since the
+    /// collection's lengths moved, lets every other term's pseudo-frequencies
+    /// be worked out again on demand.
+    fn forget(&mut self, terms: &[String]) {
+        for term in terms {
+            if let Some(postings) = self.map.remove(term) {
+                self.entries -= postings.list.len();
+            }
+        }
+        let mut shared = 0;
+        self.map.retain(|_, postings| match Arc::get_mut(postings) {
+            Some(p) => {
+                p.pseudo = OnceLock::new();
+                true
+            }
+            // Held by a query under way elsewhere: dropped rather than reset.
+            None => {
+                shared += postings.list.len();
+                false
+            }
+        });
+        self.entries -= shared;
+    }
 }
 
 /// One term's postings, and their pseudo-frequencies once a query has
@@ -331,8 +352,10 @@ impl Index {
     /// opened (a long-lived reader keeps its connection through an update):
     /// the vectors and postings of the files and terms the build touched are
     /// read again on demand, the rest stay. Otherwise — another build or an
-    /// embedding phase in between, vectors pending, a rebuilt database —
-    /// everything is dropped and read afresh on first use, as by a new open.
+    /// embedding phase in between, vectors pending — everything is dropped
+    /// and read afresh on first use. A rebuild writes a new database, which
+    /// this connection does not follow: then it returns `false` and the
+    /// caller opens the current one.
     /// `old`: the file list as it was before the build. Returns whether the
     /// build was the only commit (a caller's own copy of the file list then
     /// only needs the touched paths read again: `Store::patch_manifest`).
@@ -347,50 +370,20 @@ impl Index {
         let one_build = self.generation + 1 == report.generation
             && generation == report.generation
             && self.location.current_db().as_deref() == Some(self.store.path());
-        let kept_terms = match (&report.touched_terms, one_build) {
-            (Some(terms), true) => {
-                let mut cache = self
-                    .postings_cache
-                    .lock()
-                    .unwrap_or_else(|p| p.into_inner());
-                for term in terms {
-                    if let Some(postings) = cache.map.remove(term) {
-                        cache.entries -= postings.list.len();
-                    }
-                }
-                // The collection's lengths moved: the pseudo-frequencies
-                // kept with the other terms are worked out again on demand.
-                let mut dropped = 0;
-                cache
-                    .map
-                    .retain(|_, postings| match Arc::get_mut(postings) {
-                        Some(p) => {
-                            p.pseudo = OnceLock::new();
-                            true
-                        }
-                        None => {
-                            dropped += postings.list.len();
-                            false
-                        }
-                    });
-                cache.entries -= dropped;
-                true
-            }
-            _ => false,
-        };
-        if !kept_terms {
-            *self
-                .postings_cache
-                .lock()
-                .unwrap_or_else(|p| p.into_inner()) = PostingsCache::default();
+        let postings = self
+            .postings_cache
+            .get_mut()
+            .unwrap_or_else(|p| p.into_inner());
+        match (&report.touched_terms, one_build) {
+            (Some(terms), true) => postings.forget(terms),
+            _ => *postings = PostingsCache::default(),
         }
-        let mut rows = self.chunk_rows.lock().unwrap_or_else(|p| p.into_inner());
+        let rows = self.chunk_rows.get_mut().unwrap_or_else(|p| p.into_inner());
         if one_build {
             rows.forget_files(&report.touched.iter().map(String::as_str).collect());
         } else {
             *rows = RowCache::default();
         }
-        drop(rows);
         if let Some(v) = self.vectors_cache.take()
             && one_build
             && v.pending == 0
@@ -415,9 +408,6 @@ impl Index {
         let mut by_path = tx
             .prepare_cached("SELECT id FROM files WHERE path = ?1")
             .map_err(|e| self.err(e))?;
-        let mut row_of = tx
-            .prepare_cached("SELECT ids, data FROM vectors WHERE file_id = ?1")
-            .map_err(|e| self.err(e))?;
         let mut files: Vec<i64> = Vec::new();
         for path in touched {
             files.extend(old.get(path).map(|e| e.id));
@@ -432,10 +422,10 @@ impl Index {
         files.dedup();
         for file in files {
             v.remove(file);
-            let mut rows = row_of.query([file]).map_err(|e| self.err(e))?;
-            if let Some(row) = rows.next().map_err(|e| self.err(e))? {
-                let (ids, data) = vector_row(row).map_err(|e| self.err(e))?;
-                v.insert(file, ids, data);
+            if let Some((ids, data)) =
+                crate::embed::file_vectors(tx, file).map_err(|e| self.err(e))?
+            {
+                v.insert(file, &ids, &data);
             }
         }
         Ok(v)
@@ -856,7 +846,7 @@ impl Index {
     }
 
     pub fn stats(&self) -> Result<IndexStats> {
-        stats(&self.store, true)
+        stats(&self.store)
     }
 
     /// Size on disk of the database and its log, in bytes.
@@ -874,9 +864,9 @@ impl Index {
     }
 }
 
-/// The index's statistics; the costly parts (counts by language, call sites,
-/// imports) only when `full` — a build's report does without them.
-pub(crate) fn stats(store: &Store, full: bool) -> Result<IndexStats> {
+/// The index's statistics, every row counted (`lode status`; a build keeps
+/// its own counts instead).
+fn stats(store: &Store) -> Result<IndexStats> {
     let conn = store.connection();
     let err = |e| sql_err(store.path(), e);
     let count = |sql: &str| {
@@ -884,28 +874,24 @@ pub(crate) fn stats(store: &Store, full: bool) -> Result<IndexStats> {
             .map(|n| n as u64)
             .map_err(err)
     };
-    // One pass over `files` for its four counts (a build reports them all).
-    let [files, lossy_utf8, parse_errors, parse_failed] = conn
-        .query_row(
-            "SELECT COALESCE(SUM(skip_reason IS NULL), 0), COALESCE(SUM(lossy = 1), 0), \
-             COALESCE(SUM(parse_errors = 1), 0), COALESCE(SUM(parse_failed = 1), 0) FROM files",
-            [],
-            |r| Ok([r.get::<_, i64>(0)?, r.get(1)?, r.get(2)?, r.get(3)?].map(|n| n as u64)),
-        )
-        .map_err(err)?;
+    // The counts a build reports, as it keeps them (`counts::RowCounts`).
+    let rows = crate::counts::RowCounts::of_all(conn).map_err(err)?;
+    let as_count = |n: i64| n.max(0) as u64;
     let mut s = IndexStats {
-        files,
-        chunks: count("SELECT COUNT(*) FROM chunks")?,
-        symbols: count("SELECT COUNT(*) FROM symbols")?,
-        lossy_utf8,
-        parse_errors,
-        parse_failed,
+        files: as_count(rows.files),
+        chunks: as_count(rows.chunks),
+        symbols: as_count(rows.symbols),
+        lossy_utf8: as_count(rows.lossy_utf8),
+        parse_errors: as_count(rows.parse_errors),
+        parse_failed: as_count(rows.parse_failed),
+        skipped: (rows.skipped.iter())
+            .map(|(reason, &n)| (reason.clone(), as_count(n)))
+            .collect(),
+        calls: count("SELECT COUNT(*) FROM calls")?,
+        imports: count("SELECT COUNT(*) FROM imports")?,
         ..IndexStats::default()
     };
-    if full {
-        s.calls = count("SELECT COUNT(*) FROM calls")?;
-        s.imports = count("SELECT COUNT(*) FROM imports")?;
-        let mut stmt = conn
+    let mut stmt = conn
         .prepare(
             // One pass over each table's file index, not a scan per language.
             "SELECT f.lang, COUNT(*), COALESCE(SUM(cc.n), 0), COALESCE(SUM(sc.n), 0) FROM files f \
@@ -914,32 +900,21 @@ pub(crate) fn stats(store: &Store, full: bool) -> Result<IndexStats> {
              WHERE f.skip_reason IS NULL GROUP BY f.lang",
         )
         .map_err(err)?;
-        let rows = stmt
-            .query_map([], |r| {
-                Ok((
-                    r.get::<_, String>(0)?,
-                    LanguageCount {
-                        files: r.get::<_, i64>(1)? as u64,
-                        chunks: r.get::<_, i64>(2)? as u64,
-                        symbols: r.get::<_, i64>(3)? as u64,
-                    },
-                ))
-            })
-            .map_err(err)?;
-        for row in rows {
-            let (lang, c) = row.map_err(err)?;
-            s.by_language.insert(lang, c);
-        }
-    }
-    let mut stmt = conn.prepare("SELECT skip_reason, COUNT(*) FROM files WHERE skip_reason IS NOT NULL GROUP BY skip_reason").map_err(err)?;
-    let rows = stmt
+    let by_language = stmt
         .query_map([], |r| {
-            Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)? as u64))
+            Ok((
+                r.get::<_, String>(0)?,
+                LanguageCount {
+                    files: r.get::<_, i64>(1)? as u64,
+                    chunks: r.get::<_, i64>(2)? as u64,
+                    symbols: r.get::<_, i64>(3)? as u64,
+                },
+            ))
         })
         .map_err(err)?;
-    for row in rows {
-        let (reason, n) = row.map_err(err)?;
-        *s.skipped.entry(reason).or_default() += n;
+    for row in by_language {
+        let (lang, c) = row.map_err(err)?;
+        s.by_language.insert(lang, c);
     }
     if let Some(json) = store.meta("walk_skipped")? {
         let walk: BTreeMap<String, u64> = serde_json::from_str(&json).unwrap_or_default();

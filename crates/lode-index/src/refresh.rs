@@ -94,61 +94,91 @@ pub fn refresh_and<T>(
     f: impl Fn(&Index) -> Result<T>,
 ) -> Result<(Index, T, Freshness)> {
     crate::diagnostics::note_root(&loc.id());
-    let (index, freshness) = match speculate(loc, opts, &f)? {
-        Speculated::Answered(index, answer) => return Ok((*index, answer, Freshness::Fresh)),
-        // The walk just made decides: no second stat pass.
-        Speculated::Changed(walked, changed) => update(loc, opts, walked, changed, false)?,
-        Speculated::NotTried => refresh_inner(loc, opts)?,
+    let (index, freshness) = match check(loc, opts, Some(&f))? {
+        Checked::Fresh(index, Some(answer)) => return Ok((*index, answer?, Freshness::Fresh)),
+        checked => finish(loc, opts, checked)?,
     };
     note(&freshness);
     let answer = f(&index)?;
     Ok((index, answer, freshness))
 }
 
-/// What running a query beside the stat pass came to.
-enum Speculated<T> {
-    /// The tree is as indexed: the answer stands.
-    Answered(Box<Index>, T),
-    /// The walk found this many files changed: the index needs an update.
+/// A query a check may run beside its stat pass.
+type Query<'q, T> = dyn Fn(&Index) -> Result<T> + 'q;
+
+/// What checking an index against the tree came to.
+enum Checked<T> {
+    /// No index yet, or one that cannot be read: build one.
+    Missing,
+    /// The tree is as indexed; with the query's answer when it ran beside
+    /// the stat pass.
+    Fresh(Box<Index>, Option<Result<T>>),
+    /// The walk found this many files changed: update from it.
     Changed(crate::walk::WalkReport, usize),
-    /// The index must be built, rebuilt or given vectors first.
-    NotTried,
+    /// The index was built under another config: rebuild from this walk.
+    Rebuild(crate::walk::WalkReport),
 }
 
-/// `f` on the index as it is, with the stat pass run beside it.
-fn speculate<T>(
+/// Opens `loc`'s index and checks it against the tree (unless
+/// `no_refresh`), running `f` on it beside the stat pass when its answer
+/// can stand: not while the embedding phase has vectors to add first.
+fn check<T>(
     loc: &IndexLocation,
     opts: &RefreshOptions,
-    f: &impl Fn(&Index) -> Result<T>,
-) -> Result<Speculated<T>> {
+    f: Option<&Query<'_, T>>,
+) -> Result<Checked<T>> {
+    if opts.no_refresh {
+        let index = Index::open(loc)?;
+        let answer = f.map(|f| f(&index));
+        return Ok(Checked::Fresh(Box::new(index), answer));
+    }
     let index = match Index::open(loc) {
         Ok(index) => index,
-        Err(Error::NoIndex(_)) | Err(Error::IndexCorrupt { .. }) => {
-            return Ok(Speculated::NotTried);
-        }
+        Err(Error::NoIndex(_)) | Err(Error::IndexCorrupt { .. }) => return Ok(Checked::Missing),
         Err(e) => return Err(e),
     };
-    if opts.no_refresh {
-        let answer = f(&index)?;
-        return Ok(Speculated::Answered(Box::new(index), answer));
-    }
     let store = index.store();
+    if store.meta("fingerprint")?.as_deref() != Some(fingerprint(opts.config).as_str()) {
+        drop(index);
+        return Ok(Checked::Rebuild(walk(&loc.root, &opts.config.files)?));
+    }
     let resumes_embedding =
         !matches!(opts.embed, EmbedPhase::Later) && crate::embed::pending_chunks(store)? > 0;
-    if resumes_embedding
-        || store.meta("fingerprint")?.as_deref() != Some(fingerprint(opts.config).as_str())
-    {
-        return Ok(Speculated::NotTried);
-    }
+    let f = f.filter(|_| !resumes_embedding);
     let (manifest, walked, answer) =
-        manifest_and_walk(&loc.root, store, opts.config, || f(&index))?;
+        manifest_and_walk(&loc.root, store, opts.config, || f.map(|f| f(&index)))?;
     let diff = stat_diff(&walked, &manifest);
     if diff.is_empty() {
-        return Ok(Speculated::Answered(Box::new(index), answer?));
+        return Ok(Checked::Fresh(Box::new(index), answer));
     }
     let changed = diff.changed.len() + diff.deleted.len();
     drop(diff);
-    Ok(Speculated::Changed(walked, changed))
+    Ok(Checked::Changed(walked, changed))
+}
+
+/// The index `checked` calls for: built, updated, or as it is once the
+/// embedding phase has gone on (as far as `opts.embed` allows).
+fn finish<T>(
+    loc: &IndexLocation,
+    opts: &RefreshOptions,
+    checked: Checked<T>,
+) -> Result<(Index, Freshness)> {
+    match checked {
+        Checked::Missing => {
+            let report = build_with_walk(loc, &build_options(opts, true), None)?;
+            Ok((Index::open(loc)?, Freshness::Refreshed(report)))
+        }
+        Checked::Fresh(index, _) => {
+            if !opts.no_refresh {
+                resume_embedding(loc, &index, opts)?;
+            }
+            Ok((*index, Freshness::Fresh))
+        }
+        // The walk just made decides: no second stat pass.
+        Checked::Changed(walked, changed) => update(loc, opts, walked, changed, false),
+        // A rebuild waits for the lock, so its count is never reported.
+        Checked::Rebuild(walked) => update(loc, opts, walked, 0, true),
+    }
 }
 
 /// Counts a refresh in the diagnostics log.
@@ -161,35 +191,7 @@ fn note(freshness: &Freshness) {
 }
 
 fn refresh_inner(loc: &IndexLocation, opts: &RefreshOptions) -> Result<(Index, Freshness)> {
-    if opts.no_refresh {
-        return Ok((Index::open(loc)?, Freshness::Fresh));
-    }
-    let index = match Index::open(loc) {
-        Ok(index) => index,
-        Err(Error::NoIndex(_)) | Err(Error::IndexCorrupt { .. }) => {
-            let report = build_with_walk(loc, &build_options(opts, true), None)?;
-            return Ok((Index::open(loc)?, Freshness::Refreshed(report)));
-        }
-        Err(e) => return Err(e),
-    };
-    let fp_matches =
-        index.store().meta("fingerprint")?.as_deref() == Some(fingerprint(opts.config).as_str());
-    let (walked, changed) = if fp_matches {
-        let (manifest, walked, ()) =
-            manifest_and_walk(&loc.root, index.store(), opts.config, || ())?;
-        let diff = stat_diff(&walked, &manifest);
-        if diff.is_empty() {
-            resume_embedding(loc, &index, opts)?;
-            return Ok((index, Freshness::Fresh));
-        }
-        let changed = diff.changed.len() + diff.deleted.len();
-        (walked, changed)
-    } else {
-        // A rebuild waits for the lock (below), so this count is never reported.
-        (walk(&loc.root, &opts.config.files)?, 0)
-    };
-    drop(index);
-    update(loc, opts, walked, changed, !fp_matches)
+    finish(loc, opts, check::<()>(loc, opts, None)?)
 }
 
 /// As [`refresh`], for a caller that already walked the tree (`walked`) and

@@ -267,7 +267,7 @@ pub fn changed_walk(
     files.sort_by(|a, b| a.path.cmp(&b.path));
     files.dedup_by(|a, b| a.path == b.path);
     // Only the written files: listing every indexed file again (and diffing
-    // them) cost ~6 ms a call on a 7,600-file tree.
+    // them) cost ~6 ms a call on terraform (5,099 files).
     Some(WalkReport {
         files,
         skipped,

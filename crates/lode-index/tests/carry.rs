@@ -3,7 +3,7 @@
 //! the build touched, must equal what a fresh open reads.
 
 use std::fs;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use lode_core::Config;
 use lode_index::lexical::Bm25Params;
@@ -52,12 +52,9 @@ fn lexical(index: &Index, query: &str) -> Vec<(i64, f64)> {
         .unwrap()
 }
 
-fn quiet_build(loc: &IndexLocation, config: &Config) -> BuildReport {
-    build(loc, &BuildOptions::quiet(config)).unwrap()
-}
-
-#[test]
-fn vectors_and_files_carried_through_an_update_equal_a_fresh_read() {
+/// The five files of [`write_files`], indexed; the directory holds the
+/// repository and its cache.
+fn built() -> (tempfile::TempDir, PathBuf, IndexLocation, Config) {
     let tmp = tempfile::tempdir().unwrap();
     let root = tmp.path().join("repo");
     fs::create_dir_all(&root).unwrap();
@@ -65,6 +62,16 @@ fn vectors_and_files_carried_through_an_update_equal_a_fresh_read() {
     let loc = IndexLocation::resolve(&root, Some(&tmp.path().join("cache"))).unwrap();
     let config = Config::default();
     quiet_build(&loc, &config);
+    (tmp, root, loc, config)
+}
+
+fn quiet_build(loc: &IndexLocation, config: &Config) -> BuildReport {
+    build(loc, &BuildOptions::quiet(config)).unwrap()
+}
+
+#[test]
+fn vectors_and_files_carried_through_an_update_equal_a_fresh_read() {
+    let (_tmp, root, loc, config) = built();
 
     let mut index = opened_with_vectors(&loc);
     let manifest = index.store().manifest().unwrap();
@@ -120,13 +127,7 @@ fn every_chunk(index: &Index) -> Vec<i64> {
 
 #[test]
 fn nothing_decoded_is_kept_over_a_build_the_reader_did_not_see() {
-    let tmp = tempfile::tempdir().unwrap();
-    let root = tmp.path().join("repo");
-    fs::create_dir_all(&root).unwrap();
-    write_files(&root);
-    let loc = IndexLocation::resolve(&root, Some(&tmp.path().join("cache"))).unwrap();
-    let config = Config::default();
-    quiet_build(&loc, &config);
+    let (_tmp, root, loc, config) = built();
 
     let mut index = opened_with_vectors(&loc);
     let manifest = index.store().manifest().unwrap();
@@ -158,13 +159,7 @@ fn nothing_decoded_is_kept_over_a_build_the_reader_did_not_see() {
 /// file) would have the update insert that file a second time.
 #[test]
 fn an_update_ignores_a_file_list_of_an_older_generation() {
-    let tmp = tempfile::tempdir().unwrap();
-    let root = tmp.path().join("repo");
-    fs::create_dir_all(&root).unwrap();
-    write_files(&root);
-    let loc = IndexLocation::resolve(&root, Some(&tmp.path().join("cache"))).unwrap();
-    let config = Config::default();
-    quiet_build(&loc, &config);
+    let (_tmp, root, loc, config) = built();
     let index = Index::open(&loc).unwrap();
     let stale = (index.store().manifest().unwrap(), index.generation());
     drop(index);
@@ -206,4 +201,19 @@ fn an_update_ignores_a_file_list_of_an_older_generation() {
     let index = Index::open(&loc).unwrap();
     assert_eq!(index.symbols_named("again").unwrap().len(), 1);
     assert!(index.symbols_named("f3_a").unwrap().is_empty());
+}
+
+/// A rebuild (another config) writes a new database: the open index does not
+/// follow it and says so.
+#[test]
+fn a_rebuild_is_not_followed() {
+    let (_tmp, _root, loc, config) = built();
+    let mut index = opened_with_vectors(&loc);
+    let manifest = index.store().manifest().unwrap();
+    let mut other = config.clone();
+    other.files.max_file_size /= 2;
+    let report = quiet_build(&loc, &other);
+    assert!(report.rebuilt.is_some(), "{report:?}");
+    assert!(!index.after_build(&report, &manifest).unwrap());
+    assert!(index.decoded_vectors().is_none());
 }
