@@ -216,7 +216,7 @@ fn run_queries<'t>(q: &LangQueries, root: Node<'t>, bytes: &[u8]) -> Found<'t> {
                         }
                     }
                     // A pattern without `@name` takes the definition's fields.
-                    if let Some(def) = def.filter(|_| q.from_fields(m.pattern_index)) {
+                    if let Some(def) = def.filter(|_| q.names_by_fields(m.pattern_index)) {
                         name = def.child_by_field_name("name");
                         body = body.or_else(|| def.child_by_field_name("body"));
                     }

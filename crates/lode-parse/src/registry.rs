@@ -252,7 +252,7 @@ pub struct LangQueries {
     /// Per pattern, whether it captures no `@name`: a symbols pattern that does
     /// not takes the definition's `name` field, and `body` unless it captures
     /// `@body` (see `queries/README.md`).
-    from_fields: Vec<bool>,
+    names_by_fields: Vec<bool>,
 }
 
 impl LangQueries {
@@ -272,8 +272,8 @@ impl LangQueries {
 
     /// Whether a pattern captures no `@name`, so that a definition's name and
     /// body are its `name` and `body` fields.
-    pub fn from_fields(&self, pattern: usize) -> bool {
-        self.from_fields[pattern]
+    pub fn names_by_fields(&self, pattern: usize) -> bool {
+        self.names_by_fields[pattern]
     }
 
     /// Whether a match passes its pattern's `#has-parent?` and `#kind?` predicates.
@@ -385,7 +385,7 @@ pub fn compile(lang: Language) -> Result<LangQueries, String> {
     let roles = query.capture_names().iter().map(|n| Role::of(n)).collect();
     let checks = node_checks(&query, &grammar).map_err(|e| format!("queries/{lang}: {e}"))?;
     let name = query.capture_index_for_name("name");
-    let from_fields = (0..query.pattern_count())
+    let names_by_fields = (0..query.pattern_count())
         .map(|p| {
             name.is_none_or(|n| {
                 query.capture_quantifiers(p)[n as usize] == tree_sitter::CaptureQuantifier::Zero
@@ -399,7 +399,7 @@ pub fn compile(lang: Language) -> Result<LangQueries, String> {
         calls_end,
         roles,
         checks,
-        from_fields,
+        names_by_fields,
     })
 }
 
