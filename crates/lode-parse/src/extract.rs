@@ -1,12 +1,14 @@
 //! Running a language's queries over a parse tree: the three query files are
 //! one query, run in one walk of the tree; each match goes to symbols, calls or
-//! imports by its pattern index, after its `#has-parent?` predicates pass.
+//! imports by its pattern index, after its `#has-parent?` and `#kind?` predicates pass.
 //!
 //! Query capture conventions (see `queries/README.md`):
 //! - symbols: `@definition.<kind>` on the whole definition, `@name` on its name,
 //!   optionally `@body` (the signature ends where the body starts), `@doc`
 //!   (a docstring node inside the definition) and `@container` (the type a
-//!   member defined outside it belongs to);
+//!   member defined outside it belongs to); a pattern without `@name` takes
+//!   the definition's `name` field, and its `body` field unless it captures
+//!   `@body` (patterns that spell out typed children compile slowly);
 //! - calls: `@call` on the call, `@callee` on the called name, optionally
 //!   `@receiver`; calls inside an `@ignore` node are dropped;
 //! - imports: `@import` on the statement, `@source` on the module path (several
@@ -185,7 +187,7 @@ fn run_queries<'t>(q: &LangQueries, root: Node<'t>, bytes: &[u8]) -> Found<'t> {
         let mut cursor = cell.borrow_mut();
         let mut matches = cursor.matches(&q.query, root, bytes);
         while let Some(m) = matches.next() {
-            if !q.parents_ok(m.pattern_index, m.captures) {
+            if !q.checks_ok(m.pattern_index, m.captures) {
                 continue;
             }
             match q.set(m.pattern_index) {
@@ -212,6 +214,11 @@ fn run_queries<'t>(q: &LangQueries, root: Node<'t>, bytes: &[u8]) -> Found<'t> {
                             }
                             _ => {}
                         }
+                    }
+                    // A pattern without `@name` takes the definition's fields.
+                    if let Some(def) = def.filter(|_| q.names_by_fields(m.pattern_index)) {
+                        name = def.child_by_field_name("name");
+                        body = body.or_else(|| def.child_by_field_name("body"));
                     }
                     let (Some(def), Some(kind), Some(name)) = (def, kind, name) else {
                         continue;
@@ -705,6 +712,18 @@ mod tests {
             leading(Language::Haskell, hs, "zero"),
             (3, Some("Zero.".into()))
         );
+    }
+
+    #[test]
+    fn a_pattern_without_name_takes_the_name_and_body_fields() {
+        let swift = "struct P {\n  func load(path: String) -> Int {\n    return 1\n  }\n  static func == (a: P, b: P) -> Bool { true }\n}\n";
+        let file = extract(Language::Swift, swift);
+        assert_eq!(
+            symbol(&file, "load").signature,
+            "func load(path: String) -> Int"
+        );
+        // `#kind?` keeps operator functions out.
+        assert!(file.symbols.iter().all(|s| s.name != "=="));
     }
 
     #[test]

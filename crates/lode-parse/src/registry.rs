@@ -247,8 +247,12 @@ pub struct LangQueries {
     calls_end: usize,
     /// The role of each capture, by capture index.
     roles: Vec<Role>,
-    /// Per pattern, its `#has-parent?` predicates.
-    parents: Vec<Vec<ParentCheck>>,
+    /// Per pattern, its `#has-parent?` and `#kind?` predicates.
+    checks: Vec<Vec<NodeCheck>>,
+    /// Per pattern, whether it captures no `@name`: a symbols pattern that does
+    /// not takes the definition's `name` field, and `body` unless it captures
+    /// `@body` (see `queries/README.md`).
+    names_by_fields: Vec<bool>,
 }
 
 impl LangQueries {
@@ -266,29 +270,53 @@ impl LangQueries {
         self.roles[capture as usize]
     }
 
-    /// Whether a match passes its pattern's `#has-parent?` predicates.
-    pub fn parents_ok(&self, pattern: usize, captures: &[QueryCapture]) -> bool {
-        self.parents[pattern].iter().all(|(index, kinds)| {
-            captures.iter().filter(|c| c.index == *index).all(|c| {
-                c.node
-                    .parent()
-                    .is_some_and(|p| kinds.contains(&p.kind_id()))
-            })
+    /// Whether a pattern captures no `@name`, so that a definition's name and
+    /// body are its `name` and `body` fields.
+    pub fn names_by_fields(&self, pattern: usize) -> bool {
+        self.names_by_fields[pattern]
+    }
+
+    /// Whether a match passes its pattern's `#has-parent?` and `#kind?` predicates.
+    pub fn checks_ok(&self, pattern: usize, captures: &[QueryCapture]) -> bool {
+        self.checks[pattern].iter().all(|check| {
+            captures
+                .iter()
+                .filter(|c| c.index == check.capture)
+                .all(|c| match check.of {
+                    Of::Parent => c
+                        .node
+                        .parent()
+                        .is_some_and(|p| check.kinds.contains(&p.kind_id())),
+                    Of::Node => check.kinds.contains(&c.node.kind_id()),
+                })
         })
     }
 }
 
-/// `(#has-parent? @capture kind...)`: the capture index, and the kind ids the
-/// parent of its node may have.
-type ParentCheck = (u32, Vec<u16>);
+/// `(#has-parent? @capture kind...)` or `(#kind? @capture kind...)`: the
+/// kind ids that the parent of the capture's node, or the node itself, may have.
+struct NodeCheck {
+    capture: u32,
+    of: Of,
+    kinds: Vec<u16>,
+}
 
-/// Reads the predicates tree-sitter leaves to the caller: `#has-parent?`,
-/// which lets a pattern start at the definition rather than at a parent that
-/// would keep it in progress over the parent's whole subtree.
-fn parent_predicates(
+#[derive(Clone, Copy)]
+enum Of {
+    Parent,
+    Node,
+}
+
+/// Reads the predicates tree-sitter leaves to the caller:
+/// - `#has-parent?`, which lets a pattern start at the definition rather than at
+///   a parent that would keep it in progress over the parent's whole subtree;
+/// - `#kind?`, which lets a pattern match a child as `_` (cheap to compile:
+///   tree-sitter analyses every typed child step against the parse table) and
+///   still require its kind.
+fn node_checks(
     query: &Query,
     grammar: &tree_sitter::Language,
-) -> Result<Vec<Vec<ParentCheck>>, String> {
+) -> Result<Vec<Vec<NodeCheck>>, String> {
     (0..query.pattern_count())
         .map(|p| {
             query
@@ -296,9 +324,11 @@ fn parent_predicates(
                 .iter()
                 .map(|pred| {
                     let bad = || format!("pattern {p}: bad predicate #{}", pred.operator);
-                    if &*pred.operator != "has-parent?" {
-                        return Err(bad());
-                    }
+                    let of = match &*pred.operator {
+                        "has-parent?" => Of::Parent,
+                        "kind?" => Of::Node,
+                        _ => return Err(bad()),
+                    };
                     let Some(QueryPredicateArg::Capture(index)) = pred.args.first() else {
                         return Err(bad());
                     };
@@ -317,7 +347,11 @@ fn parent_predicates(
                     if kinds.is_empty() {
                         return Err(bad());
                     }
-                    Ok((*index, kinds))
+                    Ok(NodeCheck {
+                        capture: *index,
+                        of,
+                        kinds,
+                    })
                 })
                 .collect()
         })
@@ -349,15 +383,23 @@ pub fn compile(lang: Language) -> Result<LangQueries, String> {
     let symbols_end = patterns_before(s.len() + 1);
     let calls_end = patterns_before(s.len() + 1 + c.len() + 1);
     let roles = query.capture_names().iter().map(|n| Role::of(n)).collect();
-    let parents =
-        parent_predicates(&query, &grammar).map_err(|e| format!("queries/{lang}: {e}"))?;
+    let checks = node_checks(&query, &grammar).map_err(|e| format!("queries/{lang}: {e}"))?;
+    let name = query.capture_index_for_name("name");
+    let names_by_fields = (0..query.pattern_count())
+        .map(|p| {
+            name.is_none_or(|n| {
+                query.capture_quantifiers(p)[n as usize] == tree_sitter::CaptureQuantifier::Zero
+            })
+        })
+        .collect();
     Ok(LangQueries {
         grammar: grammar.clone(),
         query,
         symbols_end,
         calls_end,
         roles,
-        parents,
+        checks,
+        names_by_fields,
     })
 }
 
@@ -383,12 +425,15 @@ mod tests {
     }
 
     #[test]
-    fn has_parent_is_read_and_other_predicates_refused() {
+    fn has_parent_and_kind_are_read_and_other_predicates_refused() {
         let g = grammar(Language::Go).unwrap();
-        let read = |src: &str| parent_predicates(&Query::new(&g, src).unwrap(), &g);
+        let read = |src: &str| node_checks(&Query::new(&g, src).unwrap(), &g);
         let checks = read("((identifier) @x (#has-parent? @x source_file block))").unwrap();
         assert_eq!(checks[0].len(), 1);
-        assert_eq!(checks[0][0].1.len(), 2);
+        assert_eq!(checks[0][0].kinds.len(), 2);
+        let checks = read("((_) @x (#kind? @x identifier))").unwrap();
+        assert!(matches!(checks[0][0].of, Of::Node));
+        assert!(read("((identifier) @x (#kind? @x))").is_err());
         assert!(read("((identifier) @x (#has-parent? @x no_such_kind))").is_err());
         assert!(read("((identifier) @x (#has-parnet? @x block))").is_err());
     }

@@ -45,29 +45,11 @@
 ; (handled above): at file level, under preprocessor conditionals, or declaring
 ; a variable (`struct s {...} v;`).
 ((struct_specifier name: (_) @name body: (_) @body) @definition.struct
- (#has-parent? @definition.struct translation_unit))
+ (#has-parent? @definition.struct translation_unit preproc_ifdef preproc_if preproc_else))
 ((union_specifier name: (_) @name body: (_) @body) @definition.struct
- (#has-parent? @definition.struct translation_unit))
+ (#has-parent? @definition.struct translation_unit preproc_ifdef preproc_if preproc_else))
 ((enum_specifier name: (_) @name body: (_) @body) @definition.enum
- (#has-parent? @definition.enum translation_unit))
-((struct_specifier name: (_) @name body: (_) @body) @definition.struct
- (#has-parent? @definition.struct preproc_ifdef))
-((union_specifier name: (_) @name body: (_) @body) @definition.struct
- (#has-parent? @definition.struct preproc_ifdef))
-((enum_specifier name: (_) @name body: (_) @body) @definition.enum
- (#has-parent? @definition.enum preproc_ifdef))
-((struct_specifier name: (_) @name body: (_) @body) @definition.struct
- (#has-parent? @definition.struct preproc_if))
-((union_specifier name: (_) @name body: (_) @body) @definition.struct
- (#has-parent? @definition.struct preproc_if))
-((enum_specifier name: (_) @name body: (_) @body) @definition.enum
- (#has-parent? @definition.enum preproc_if))
-((struct_specifier name: (_) @name body: (_) @body) @definition.struct
- (#has-parent? @definition.struct preproc_else))
-((union_specifier name: (_) @name body: (_) @body) @definition.struct
- (#has-parent? @definition.struct preproc_else))
-((enum_specifier name: (_) @name body: (_) @body) @definition.enum
- (#has-parent? @definition.enum preproc_else))
+ (#has-parent? @definition.enum translation_unit preproc_ifdef preproc_if preproc_else))
 (declaration type: (struct_specifier name: (_) @name body: (_) @body) @definition.struct)
 (declaration type: (union_specifier name: (_) @name body: (_) @body) @definition.struct)
 (declaration type: (enum_specifier name: (_) @name body: (_) @body) @definition.enum)

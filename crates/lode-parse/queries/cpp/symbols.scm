@@ -67,63 +67,9 @@
     (pointer_declarator declarator: (function_declarator declarator: [(identifier) (operator_name)] @name))
     (reference_declarator (function_declarator declarator: [(identifier) (operator_name)] @name))]
   ";" @body) @definition.function
- (#has-parent? @definition.function translation_unit))
-((declaration
-  declarator: [
-    (function_declarator declarator: [(identifier) (destructor_name) (operator_name)] @name)
-    (pointer_declarator declarator: (function_declarator declarator: [(identifier) (operator_name)] @name))
-    (reference_declarator (function_declarator declarator: [(identifier) (operator_name)] @name))]
-  ";" @body) @definition.function
- (#has-parent? @definition.function declaration_list))
-((declaration
-  declarator: [
-    (function_declarator declarator: [(identifier) (destructor_name) (operator_name)] @name)
-    (pointer_declarator declarator: (function_declarator declarator: [(identifier) (operator_name)] @name))
-    (reference_declarator (function_declarator declarator: [(identifier) (operator_name)] @name))]
-  ";" @body) @definition.function
- (#has-parent? @definition.function field_declaration_list))
-((declaration
-  declarator: [
-    (function_declarator declarator: [(identifier) (destructor_name) (operator_name)] @name)
-    (pointer_declarator declarator: (function_declarator declarator: [(identifier) (operator_name)] @name))
-    (reference_declarator (function_declarator declarator: [(identifier) (operator_name)] @name))]
-  ";" @body) @definition.function
- (#has-parent? @definition.function template_declaration))
-((declaration
-  declarator: [
-    (function_declarator declarator: [(identifier) (destructor_name) (operator_name)] @name)
-    (pointer_declarator declarator: (function_declarator declarator: [(identifier) (operator_name)] @name))
-    (reference_declarator (function_declarator declarator: [(identifier) (operator_name)] @name))]
-  ";" @body) @definition.function
- (#has-parent? @definition.function linkage_specification))
-((declaration
-  declarator: [
-    (function_declarator declarator: [(identifier) (destructor_name) (operator_name)] @name)
-    (pointer_declarator declarator: (function_declarator declarator: [(identifier) (operator_name)] @name))
-    (reference_declarator (function_declarator declarator: [(identifier) (operator_name)] @name))]
-  ";" @body) @definition.function
- (#has-parent? @definition.function preproc_if))
-((declaration
-  declarator: [
-    (function_declarator declarator: [(identifier) (destructor_name) (operator_name)] @name)
-    (pointer_declarator declarator: (function_declarator declarator: [(identifier) (operator_name)] @name))
-    (reference_declarator (function_declarator declarator: [(identifier) (operator_name)] @name))]
-  ";" @body) @definition.function
- (#has-parent? @definition.function preproc_ifdef))
-((declaration
-  declarator: [
-    (function_declarator declarator: [(identifier) (destructor_name) (operator_name)] @name)
-    (pointer_declarator declarator: (function_declarator declarator: [(identifier) (operator_name)] @name))
-    (reference_declarator (function_declarator declarator: [(identifier) (operator_name)] @name))]
-  ";" @body) @definition.function
- (#has-parent? @definition.function preproc_else))
-((declaration
-  declarator: [
-    (function_declarator declarator: [(identifier) (destructor_name) (operator_name)] @name)
-    (pointer_declarator declarator: (function_declarator declarator: [(identifier) (operator_name)] @name))
-    (reference_declarator (function_declarator declarator: [(identifier) (operator_name)] @name))]
-  ";" @body) @definition.function
- (#has-parent? @definition.function preproc_elif))
+ (#has-parent? @definition.function
+   translation_unit declaration_list field_declaration_list template_declaration
+   linkage_specification preproc_if preproc_ifdef preproc_else preproc_elif))
 (field_declaration
   declarator: [
     (function_declarator declarator: [(field_identifier) (destructor_name) (operator_name)] @name)
@@ -156,19 +102,7 @@
     (pointer_declarator declarator: (identifier) @name)
     (array_declarator declarator: (identifier) @name)]
   (#any-of? @_q "const" "constexpr")) @definition.constant
- (#has-parent? @definition.constant translation_unit))
-((declaration
-  (type_qualifier) @_q
-  declarator: [
-    (identifier) @name
-    (init_declarator declarator: [
-      (identifier) @name
-      (pointer_declarator declarator: (identifier) @name)
-      (array_declarator declarator: (identifier) @name)])
-    (pointer_declarator declarator: (identifier) @name)
-    (array_declarator declarator: (identifier) @name)]
-  (#any-of? @_q "const" "constexpr")) @definition.constant
- (#has-parent? @definition.constant declaration_list))
+ (#has-parent? @definition.constant translation_unit declaration_list))
 ((declaration
   declarator: [
     (identifier) @name
@@ -178,14 +112,4 @@
       (array_declarator declarator: (identifier) @name)])
     (pointer_declarator declarator: (identifier) @name)
     (array_declarator declarator: (identifier) @name)]) @definition.variable
- (#has-parent? @definition.variable translation_unit))
-((declaration
-  declarator: [
-    (identifier) @name
-    (init_declarator declarator: [
-      (identifier) @name
-      (pointer_declarator declarator: (identifier) @name)
-      (array_declarator declarator: (identifier) @name)])
-    (pointer_declarator declarator: (identifier) @name)
-    (array_declarator declarator: (identifier) @name)]) @definition.variable
- (#has-parent? @definition.variable declaration_list))
+ (#has-parent? @definition.variable translation_unit declaration_list))

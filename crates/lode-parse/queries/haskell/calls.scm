@@ -3,16 +3,20 @@
 ; name the module node includes the trailing dot (`M.`), so a one-part module is
 ; captured through its module_id (`M`); a longer one keeps the dot (`Data.Map.`).
 
-; f x
-(apply function: (variable) @callee) @call
-; M.lookup k m, Data.Map.lookup k m
-(apply function: (qualified module: (module . (module_id) @receiver .) id: (variable) @callee)) @call
-(apply function: (qualified module: (module (module_id) (module_id)) @receiver id: (variable) @callee)) @call
+; f x, M.lookup k m, Data.Map.lookup k m (one pattern: each `apply` or `infix`
+; pattern costs its own analysis when the query is compiled)
+(apply
+  function: [
+    (variable) @callee
+    (qualified module: (module . (module_id) @receiver .) id: (variable) @callee)
+    (qualified module: (module (module_id) (module_id)) @receiver id: (variable) @callee)]) @call
 
 ; x `div` y, x `M.member` s
-(infix operator: (infix_id (variable) @callee)) @call
-(infix operator: (infix_id (qualified module: (module . (module_id) @receiver .) id: (variable) @callee))) @call
-(infix operator: (infix_id (qualified module: (module (module_id) (module_id)) @receiver id: (variable) @callee))) @call
+(infix
+  operator: (infix_id [
+    (variable) @callee
+    (qualified module: (module . (module_id) @receiver .) id: (variable) @callee)
+    (qualified module: (module (module_id) (module_id)) @receiver id: (variable) @callee)])) @call
 
 ; f $ x, M.f $ x
 ((infix left_operand: (variable) @callee operator: (operator) @_op) @call

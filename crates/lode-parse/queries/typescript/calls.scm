@@ -11,20 +11,17 @@
     property: [(property_identifier) (private_property_identifier)] @callee)) @call
 
 ; new Foo(), new ns.Foo()
-(new_expression constructor: (identifier) @callee) @call
 (new_expression
-  constructor: (member_expression
-    object: (_) @receiver
-    property: (property_identifier) @callee)) @call
+  constructor: [
+    (identifier) @callee
+    (member_expression object: (_) @receiver property: (property_identifier) @callee)]) @call
 
 ; `await f<T>(x)` and `await obj.m<T>(x)`: with type arguments the grammar parses the
 ; call around the await (call_expression function: (await_expression ...)).
 (call_expression
-  function: (await_expression (identifier) @callee)
-  type_arguments: (_)) @call
-(call_expression
-  function: (await_expression
+  function: (await_expression [
+    (identifier) @callee
     (member_expression
       object: (_) @receiver
-      property: [(property_identifier) (private_property_identifier)] @callee))
+      property: [(property_identifier) (private_property_identifier)] @callee)])
   type_arguments: (_)) @call
