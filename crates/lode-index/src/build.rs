@@ -185,7 +185,15 @@ pub fn build_with_walk(
     if let Some(note) = vectors.fallback_note() {
         (opts.note)(note);
     }
-    let (mut report, pending) = build_once(loc, opts, walk, &vectors, started)?;
+    let (mut report, pending) = match build_once(loc, opts, walk, &vectors, started, None) {
+        // Unreadable past its open (a table or a row, not the header): built
+        // again from scratch, as an index unreadable when opened is.
+        Err(Error::IndexCorrupt { reason, .. }) => {
+            let reason = format!("the previous index is unreadable ({reason})");
+            build_once(loc, opts, None, &vectors, started, Some(reason))?
+        }
+        built => built?,
+    };
     // The writer lock goes before the embedding phase: a newer build must
     // not wait for it (it stops the phase instead; see `embed`).
     drop(_lock);
@@ -231,9 +239,13 @@ fn build_once(
     walk: Option<WalkReport>,
     vectors: &Vectors,
     started: Instant,
+    rebuild: Option<String>,
 ) -> Result<(BuildReport, u64)> {
     let fp = fingerprint_with(opts.config, vectors.spec());
-    let (mut store, rebuilt) = open_or_create(loc, &fp, vectors.spec())?;
+    let (mut store, rebuilt) = match rebuild {
+        Some(reason) => (create_fresh(loc)?, Some(reason)),
+        None => open_or_create(loc, &fp, vectors.spec())?,
+    };
     if let Some(reason) = &rebuilt
         && reason != "first build"
     {
@@ -681,9 +693,15 @@ fn open_or_create(
             Err(e) => format!("the previous index is unreadable ({e})"),
         },
     };
+    Ok((create_fresh(loc)?, Some(reason)))
+}
+
+/// A new, empty database beside the current one (it becomes `CURRENT` when
+/// its build commits).
+fn create_fresh(loc: &IndexLocation) -> Result<Store> {
     let path = loc.fresh_db_path();
     let _ = std::fs::remove_file(&path);
-    Ok((Store::create(&path)?, Some(reason)))
+    Store::create(&path)
 }
 
 pub(crate) fn selected_languages(config: &Config) -> Result<Option<Vec<Language>>> {

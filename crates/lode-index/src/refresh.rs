@@ -146,7 +146,11 @@ fn check<T>(
         !matches!(opts.embed, EmbedPhase::Later) && crate::embed::pending_chunks(store)? > 0;
     let f = f.filter(|_| !resumes_embedding);
     let (manifest, walked, answer) =
-        manifest_and_walk(&loc.root, store, opts.config, || f.map(|f| f(&index)))?;
+        match manifest_and_walk(&loc.root, store, opts.config, || f.map(|f| f(&index))) {
+            // Unreadable past its open: the build makes it again.
+            Err(Error::IndexCorrupt { .. }) => return Ok(Checked::Missing),
+            checked => checked?,
+        };
     let diff = stat_diff(&walked, &manifest);
     if diff.is_empty() {
         return Ok(Checked::Fresh(Box::new(index), answer));

@@ -365,3 +365,57 @@ fn a_build_that_finds_nothing_changed_commits_nothing() {
     assert_eq!(f.build().generation, first.generation + 1);
     assert_ne!(data_version(&index), before);
 }
+
+/// Breaks the index's file list (a column gone) while its header, schema
+/// and fingerprint stay readable.
+fn break_file_list(f: &Fixture) {
+    let current = fs::read_to_string(f.loc.dir.join("CURRENT")).unwrap();
+    let conn = rusqlite::Connection::open(f.loc.dir.join(current.trim())).unwrap();
+    conn.execute_batch("ALTER TABLE files RENAME COLUMN hash TO hash_gone;")
+        .unwrap();
+}
+
+/// The file list unreadable while the stat pass waits for it: the build
+/// says so and builds the index again, rather than failing, hanging the
+/// walk or panicking.
+#[test]
+fn an_index_unreadable_past_its_open_is_built_again() {
+    let f = Fixture::new();
+    age(&f.root);
+    f.build();
+    break_file_list(&f);
+    let notes = std::sync::Mutex::new(Vec::new());
+    let note = |n: &str| notes.lock().unwrap().push(n.to_string());
+    let opts = BuildOptions {
+        note: &note,
+        ..BuildOptions::quiet(&f.config)
+    };
+    let report = build(&f.loc, &opts).unwrap();
+    let rebuilt = report.rebuilt.expect("a rebuild");
+    assert!(
+        rebuilt.contains("unreadable") && rebuilt.contains("hash"),
+        "{rebuilt}"
+    );
+    assert!(
+        notes
+            .lock()
+            .unwrap()
+            .iter()
+            .any(|n| n.contains("rebuilding the index"))
+    );
+    assert_eq!(f.indexed(), ["src/a.py", "src/deep/b.py"]);
+    assert!(f.has_symbol("beta"));
+
+    // A query's refresh meets the same and answers from the rebuilt index.
+    age(&f.root);
+    f.build();
+    break_file_list(&f);
+    let (_, found, freshness) = lode_index::refresh_and(
+        &f.loc,
+        &lode_index::RefreshOptions::new(&f.config),
+        |index| Ok(index.symbols_named("alpha")?.len()),
+    )
+    .unwrap();
+    assert_eq!(found, 1);
+    assert!(matches!(freshness, lode_index::Freshness::Refreshed(_)));
+}

@@ -16,6 +16,17 @@ pub const SEMANTIC_WEIGHT: f64 = 0.3;
 /// of the candidates' summed score (less in proportion).
 const FILE_WEIGHT: f64 = 0.5;
 
+/// A file's summed candidate score is divided by its number of candidates
+/// to this power: a large file collects many weak candidates, and their sum
+/// alone would lift it over the small file a question is about. Measured:
+/// 0.2 over 0 and 0.3 (`docs/benchmarks.md`, session 7).
+const FILE_COUNT_DAMPING: f64 = 0.2;
+
+/// The boost of a file whose parent directory a query word names
+/// (`middleware/logger.rb` for "request logging middleware"). Measured: 1.15
+/// over 1.1 and 1.2; the parent only, not every ancestor.
+const DIRECTORY_BOOST: f64 = 1.15;
+
 /// Each further hit from a file already shown counts this times the one before.
 /// Measured: 0.4 over 0.5 (queries with several target files want them in
 /// the top ranks; see `docs/benchmarks.md`).
@@ -71,25 +82,31 @@ pub fn sort(scored: &mut [Scored]) {
 
 /// Most questions are answered by a file as a whole: a file many candidates
 /// come from is likely the answer even when none of its chunks is first. Each
-/// file's best chunk gains `unit` times the file's summed candidate score
-/// relative to the largest file sum.
+/// file's best chunk gains `unit` times the file's strength relative to the
+/// strongest file's: its summed candidate score, damped by its number of
+/// candidates ([`FILE_COUNT_DAMPING`]).
 fn lift_best_chunk_of_strong_files(scored: &mut [Scored], unit: f64) {
-    let mut sum: FastMap<&str, f64> = FastMap::default();
-    let mut best: FastMap<&str, usize> = FastMap::default();
+    // Per file: summed score, candidates, index of the best candidate.
+    let mut files: FastMap<&str, (f64, i32, usize)> = FastMap::default();
     for (i, (score, c)) in scored.iter().enumerate() {
-        *sum.entry(c.path.as_str()).or_default() += *score;
-        let b = best.entry(c.path.as_str()).or_insert(i);
-        if *score > scored[*b].0 {
-            *b = i;
+        let (sum, count, best) = files.entry(c.path.as_str()).or_insert((0.0, 0, i));
+        *sum += *score;
+        *count += 1;
+        if *score > scored[*best].0 {
+            *best = i;
         }
     }
-    let largest = sum.values().copied().fold(0.0, f64::max);
+    let strength: FastMap<&str, f64> = files
+        .iter()
+        .map(|(path, &(sum, count, _))| (*path, sum / f64::from(count).powf(FILE_COUNT_DAMPING)))
+        .collect();
+    let largest = strength.values().copied().fold(0.0, f64::max);
     if largest <= 0.0 {
         return;
     }
-    let lifts: Vec<(usize, f64)> = best
+    let lifts: Vec<(usize, f64)> = files
         .iter()
-        .map(|(path, &i)| (i, unit * sum[path] / largest))
+        .map(|(path, &(_, _, best))| (best, unit * strength[path] / largest))
         .collect();
     for (i, lift) in lifts {
         scored[i].0 += lift;
@@ -154,6 +171,11 @@ fn base_forms(w: &str) -> Vec<String> {
     out
 }
 
+/// Whether query word `w` names `part` of a compound file stem.
+fn same_part(w: &str, part: &str) -> bool {
+    singular(w) == singular(part) || (is_helper_word(w) && is_helper_word(part))
+}
+
 /// `w` without a plural `s`, for comparing names (`handlers` ~ `handler`).
 fn singular(w: &str) -> &str {
     if w.len() > 3 && w.ends_with('s') && !w.ends_with("ss") {
@@ -161,6 +183,45 @@ fn singular(w: &str) -> &str {
     } else {
         w
     }
+}
+
+/// Whether two words are one family: one is the other with a derivational
+/// ending cut or changed (`logging` ~ `logger`, `serialization` ~
+/// `serializer`, `routing` ~ `router`, `validation` ~ `validator`). A file
+/// named for the doer answers a query about the doing. Roots keep at least
+/// four letters, so short words (`string`, `user`) match only themselves.
+fn same_family(a: &str, b: &str) -> bool {
+    if a.len() < 4 || b.len() < 4 {
+        return false;
+    }
+    let roots_b = family_roots(b);
+    family_roots(a).iter().any(|r| roots_b.contains(r))
+}
+
+/// A word and its roots with one ending cut (`serialization` → `serializ`,
+/// `serializat`).
+fn family_roots(w: &str) -> Vec<&str> {
+    const ENDINGS: &[&str] = &[
+        "izations", "ization", "isation", "ations", "ation", "ition", "ions", "ion", "ings", "ing",
+        "ers", "er", "ors", "or", "ed", "es", "s", "e",
+    ];
+    let mut roots = vec![w];
+    roots.extend(
+        ENDINGS
+            .iter()
+            .filter_map(|e| w.strip_suffix(e))
+            .filter(|r| r.len() >= 4),
+    );
+    roots
+}
+
+/// Words code uses interchangeably for a grab-bag of functions: a query's
+/// "helpers" finds `StringUtils.java`.
+fn is_helper_word(w: &str) -> bool {
+    matches!(
+        w,
+        "util" | "utils" | "utility" | "utilities" | "helper" | "helpers"
+    )
 }
 
 /// What the query asks for, as far as reranking cares.
@@ -262,14 +323,20 @@ impl QueryShape {
     /// or two adjacent words joined (`timer` → `timer.c`, `thread pool` →
     /// `threadpool.c`), or every part of a compound stem is a query word
     /// (`default middleware stack` → `default_middleware_stack.rb`); plurals
-    /// compare equal (`http redirects` → `HttpRedirect.kt`).
+    /// compare equal (`http redirects` → `HttpRedirect.kt`), a whole stem may
+    /// be of the word's family (`logging` → `logger.rb`, see [`same_family`]),
+    /// and a part may be a helper word for another (`helpers` → `StringUtils`).
     fn names_file(&self, file: &str) -> bool {
         let base = file.split('.').next().unwrap_or(file);
         let stem = normalize(base);
         if stem.is_empty() {
             return false;
         }
-        if self.stems.iter().any(|s| singular(s) == singular(&stem)) {
+        if self
+            .stems
+            .iter()
+            .any(|s| singular(s) == singular(&stem) || same_family(s, &stem))
+        {
             return true;
         }
         // The first token is the whole name; the rest are its parts.
@@ -278,7 +345,19 @@ impl QueryShape {
         parts.len() >= 2
             && parts
                 .iter()
-                .all(|p| self.identifiers.iter().any(|w| singular(w) == singular(p)))
+                .all(|p| self.identifiers.iter().any(|w| same_part(w, p)))
+    }
+
+    /// Whether a query word (or two adjacent ones joined) is the name of the
+    /// directory holding `path`, plurals equal (`middleware/`, `generators/`).
+    /// Names under four letters (`src`, `lib`, `net`) say too little.
+    fn names_parent_directory(&self, path: &str) -> bool {
+        let mut dirs = path.rsplit('/').skip(1);
+        let Some(parent) = dirs.next() else {
+            return false;
+        };
+        let parent = normalize(parent);
+        parent.len() >= 4 && self.stems.iter().any(|s| singular(s) == singular(&parent))
     }
 
     /// A file whose stem is a query word cut short, as code abbreviates:
@@ -327,6 +406,9 @@ impl QueryShape {
         let file = path.rsplit('/').next().unwrap_or(path);
         if self.names_file(file) || self.abbreviates(file) {
             b *= 1.5;
+        }
+        if self.names_parent_directory(path) {
+            b *= DIRECTORY_BOOST;
         }
         let lower = path.to_ascii_lowercase();
         if !self.wants_tests && is_test_path(path) {
@@ -546,6 +628,82 @@ mod tests {
             (0.9, chunk(2, "lib/default_middleware_stack.rb", None)),
         ];
         assert_eq!(order("default middleware stack setup", &scored)[0], 2);
+    }
+
+    #[test]
+    fn a_file_named_for_the_doer_answers_a_query_about_the_doing() {
+        for (a, b) in [
+            ("logging", "logger"),
+            ("serialization", "serializer"),
+            ("routing", "router"),
+            ("validation", "validator"),
+            ("parsing", "parser"),
+            ("compilation", "compiler"),
+        ] {
+            assert!(same_family(a, b) && same_family(b, a), "{a} ~ {b}");
+        }
+        for (a, b) in [
+            ("string", "strong"),
+            ("user", "used"),
+            ("general", "generator"),
+        ] {
+            assert!(!same_family(a, b), "{a} !~ {b}");
+        }
+        let q = QueryShape::new("request logging middleware");
+        assert!(q.names_file("logger.rb"));
+        assert!(!q.names_file("login.rb"));
+        assert!(QueryShape::new("JSON serialization to a string").names_file("serializer.hpp"));
+    }
+
+    #[test]
+    fn helper_words_name_utility_files() {
+        let q = QueryShape::new("null-safe string operations and text helpers");
+        assert!(q.names_file("StringUtils.java"));
+        assert!(!q.names_file("StringBuilder.java"));
+        assert!(QueryShape::new("class utility methods").names_file("ClassHelpers.kt"));
+        // Both parts must still be asked for.
+        assert!(!QueryShape::new("text helpers").names_file("ObjectUtils.java"));
+    }
+
+    #[test]
+    fn a_query_word_naming_the_parent_directory_lifts_its_files() {
+        let q = QueryShape::new("request logging middleware");
+        assert!(q.names_parent_directory("lib/sinatra/middleware/logger.rb"));
+        // Only the parent counts, and only a name of four letters or more.
+        assert!(!q.names_parent_directory("middleware/sinatra/logger.rb"));
+        assert!(!q.names_parent_directory("logger.rb"));
+        assert!(!QueryShape::new("lib loading").names_parent_directory("lib/loader.rb"));
+        let scored = vec![
+            (1.0, chunk(1, "lib/base.rb", None)),
+            (0.9, chunk(2, "lib/middleware/trace.rb", None)),
+        ];
+        assert_eq!(order("request handling middleware", &scored)[0], 2);
+        assert_eq!(order("request handling", &scored)[0], 1);
+    }
+
+    #[test]
+    fn a_file_of_many_weak_candidates_does_not_outweigh_one_of_few_strong_ones() {
+        // big.rs: six weak candidates (sum 3.0); small.rs: two strong ones
+        // (sum 2.7). Summed, big.rs would be the stronger file; damped by
+        // their counts, small.rs is.
+        let mut scored: Vec<(f64, ChunkRow)> = (1..=6)
+            .map(|i| (0.5, chunk(i, "src/big.rs", None)))
+            .collect();
+        scored.push((1.35, chunk(7, "src/small.rs", None)));
+        scored.push((1.35, chunk(8, "src/small.rs", None)));
+        let mut s = shared(&scored);
+        lift_best_chunk_of_strong_files(&mut s, 1.0);
+        let lift = |id: i64, before: f64| {
+            s.iter()
+                .find(|(_, c)| c.id == id)
+                .map(|(score, _)| score - before)
+                .unwrap()
+        };
+        assert!(
+            (lift(7, 1.35) - 1.0).abs() < 1e-9,
+            "small.rs is the strongest file"
+        );
+        assert!(lift(1, 0.5) < 1.0);
     }
 
     #[test]
