@@ -90,11 +90,10 @@
 ; Arguments of another call, unless that call defines a function (its head).
 ((call
    target: [(identifier) @_outer (dot)]
-   (_
+   (arguments
      [(_ target: [(identifier) @callee (_ left: (alias) @receiver right: (identifier) @callee) @_dot]) @_call
-      (_ target: (_ left: (_) @receiver right: (identifier) @callee) @_dot (arguments)) @_call] @call) @_args)
+      (_ target: (_ left: (_) @receiver right: (identifier) @callee) @_dot (arguments)) @_call] @call))
  (#not-any-of? @_outer "def" "defp" "defmacro" "defmacrop" "defguard" "defguardp" "defdelegate")
- (#kind? @_args arguments)
  (#kind? @_call call)
  (#kind? @_dot dot)
  (#not-any-of? @callee

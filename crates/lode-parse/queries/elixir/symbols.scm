@@ -41,11 +41,11 @@
  .
  (call
    target: (identifier) @_kw
-   (_
+   (arguments
      .
      [(_ target: (identifier) @name) @_call
       (_ left: (_ target: (identifier) @name) @_call operator: "when") @_when
-      (identifier) @name]) @_args
+      (identifier) @name])
    (do_block)? @body) @definition.function
  (#eq? @_attr "doc")
  (#any-of? @_kw "def" "defp" "defdelegate")
@@ -60,11 +60,11 @@
  .
  (call
    target: (identifier) @_kw
-   (_
+   (arguments
      .
      [(_ target: (identifier) @name) @_call
       (_ left: (_ target: (identifier) @name) @_call operator: "when") @_when
-      (identifier) @name]) @_args
+      (identifier) @name])
    (do_block)? @body) @definition.macro
  (#eq? @_attr "doc")
  (#any-of? @_kw "defmacro" "defmacrop" "defguard" "defguardp")
@@ -75,26 +75,24 @@
 ; Functions and macros without @doc: def get(id), defp helper(x) when is_map(x), def now.
 ((call
    target: (identifier) @_kw
-   (_
+   (arguments
      .
      [(_ target: (identifier) @name) @_call
       (_ left: (_ target: (identifier) @name) @_call operator: "when") @_when
-      (identifier) @name]) @_args
+      (identifier) @name])
    (do_block)? @body) @definition.function
  (#any-of? @_kw "def" "defp" "defdelegate")
- (#kind? @_args arguments)
  (#kind? @_call call)
  (#kind? @_when binary_operator))
 ((call
    target: (identifier) @_kw
-   (_
+   (arguments
      .
      [(_ target: (identifier) @name) @_call
       (_ left: (_ target: (identifier) @name) @_call operator: "when") @_when
-      (identifier) @name]) @_args
+      (identifier) @name])
    (do_block)? @body) @definition.macro
  (#any-of? @_kw "defmacro" "defmacrop" "defguard" "defguardp")
- (#kind? @_args arguments)
  (#kind? @_call call)
  (#kind? @_when binary_operator))
 
