@@ -1,27 +1,27 @@
 ; C definitions.
 
 ; Function definitions: `int f(...)`, `char *f(...)`, `char **f(...)`.
-(function_definition
-  declarator: (function_declarator declarator: (identifier) @name)
+; One pattern per definition node for `f()`, `*f()` and `**f()`, the declarators
+; wildcards whose kind `#kind?` checks: tree-sitter analyses each typed node with
+; children against the parse table when it compiles the query.
+((function_definition
+  declarator: [
+    (_ declarator: (identifier) @name) @_function
+    (_ declarator: (_ declarator: (identifier) @name) @_function) @_pointer
+    (_ declarator: (_ declarator: (_ declarator: (identifier) @name) @_function) @_pointer) @_pointer]
   body: (compound_statement) @body) @definition.function
-(function_definition
-  declarator: (pointer_declarator declarator: (function_declarator declarator: (identifier) @name))
-  body: (compound_statement) @body) @definition.function
-(function_definition
-  declarator: (pointer_declarator
-    declarator: (pointer_declarator declarator: (function_declarator declarator: (identifier) @name)))
-  body: (compound_statement) @body) @definition.function
+ (#kind? @_function function_declarator)
+ (#kind? @_pointer pointer_declarator))
 
 ; Prototypes, as in headers (where the doc comment usually is).
-(declaration
-  declarator: (function_declarator declarator: (identifier) @name) ";" @body) @definition.function
-(declaration
-  declarator: (pointer_declarator declarator: (function_declarator declarator: (identifier) @name))
+((declaration
+  declarator: [
+    (_ declarator: (identifier) @name) @_function
+    (_ declarator: (_ declarator: (identifier) @name) @_function) @_pointer
+    (_ declarator: (_ declarator: (_ declarator: (identifier) @name) @_function) @_pointer) @_pointer]
   ";" @body) @definition.function
-(declaration
-  declarator: (pointer_declarator
-    declarator: (pointer_declarator declarator: (function_declarator declarator: (identifier) @name)))
-  ";" @body) @definition.function
+ (#kind? @_function function_declarator)
+ (#kind? @_pointer pointer_declarator))
 
 ; `typedef struct tag { ... } name_t;` is one struct named `name_t` (the signature
 ; shows the tag); likewise for unions and enums.
@@ -64,21 +64,21 @@
   (type_qualifier) @_q
   declarator: [
     (identifier) @name
-    (init_declarator declarator: [
+    (_ declarator: [
       (identifier) @name
-      (pointer_declarator declarator: (identifier) @name)
-      (array_declarator declarator: (identifier) @name)])
-    (pointer_declarator declarator: (identifier) @name)
-    (array_declarator declarator: (identifier) @name)]
+      (_ declarator: (identifier) @name) @_pointer_or_array]) @_init
+    (_ declarator: (identifier) @name) @_pointer_or_array]
   (#eq? @_q "const")) @definition.constant
- (#has-parent? @definition.constant translation_unit))
+ (#has-parent? @definition.constant translation_unit)
+ (#kind? @_init init_declarator)
+ (#kind? @_pointer_or_array pointer_declarator array_declarator))
 ((declaration
   declarator: [
     (identifier) @name
-    (init_declarator declarator: [
+    (_ declarator: [
       (identifier) @name
-      (pointer_declarator declarator: (identifier) @name)
-      (array_declarator declarator: (identifier) @name)])
-    (pointer_declarator declarator: (identifier) @name)
-    (array_declarator declarator: (identifier) @name)]) @definition.variable
- (#has-parent? @definition.variable translation_unit))
+      (_ declarator: (identifier) @name) @_pointer_or_array]) @_init
+    (_ declarator: (identifier) @name) @_pointer_or_array]) @definition.variable
+ (#has-parent? @definition.variable translation_unit)
+ (#kind? @_init init_declarator)
+ (#kind? @_pointer_or_array pointer_declarator array_declarator))

@@ -8,18 +8,22 @@
   (#match? @import "^using\\s+namespace\\b"))
 ; using std::string: source `std`, name `string`. For `using a::b::c` the
 ; grammar has no node for `a::b`: its first and last segments are captured and
-; the source spans from one to the other.
+; the source spans from one to the other. Qualified names are wildcards whose
+; kind `#kind?` checks (see calls.scm).
 ((using_declaration
-  (qualified_identifier scope: (_) @source name: (identifier) @name)) @import
-  (#not-match? @import "^using\\s+namespace\\b"))
+  (_ scope: (_) @source name: (identifier) @name) @_qualified) @import
+  (#not-match? @import "^using\\s+namespace\\b")
+  (#kind? @_qualified qualified_identifier))
 ((using_declaration
-  (qualified_identifier
+  (_
     scope: (_) @source
-    name: (qualified_identifier scope: (_) @source name: (identifier) @name))) @import
-  (#not-match? @import "^using\\s+namespace\\b"))
+    name: (_ scope: (_) @source name: (identifier) @name) @_qualified) @_qualified) @import
+  (#not-match? @import "^using\\s+namespace\\b")
+  (#kind? @_qualified qualified_identifier))
 ((using_declaration
-  (qualified_identifier
+  (_
     scope: (_) @source
-    name: (qualified_identifier
-      name: (qualified_identifier scope: (_) @source name: (identifier) @name)))) @import
-  (#not-match? @import "^using\\s+namespace\\b"))
+    name: (_
+      name: (_ scope: (_) @source name: (identifier) @name) @_qualified) @_qualified) @_qualified) @import
+  (#not-match? @import "^using\\s+namespace\\b")
+  (#kind? @_qualified qualified_identifier))

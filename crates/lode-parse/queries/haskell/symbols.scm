@@ -10,6 +10,11 @@
 ; type signature, not before the equation. The Haddock comment of the first
 ; declaration is the last child of the imports node, or without imports a
 ; sibling of the declarations node.
+;
+; Equations are matched as `(_ name: (variable))` whose kind `#kind?` checks, and
+; nodes with children inside a pattern (imports, declarations) likewise: tree-sitter
+; analyses each typed node with children against the parse table when it compiles
+; the query (an alternation of `function` and `bind` cost ~8 ms per pattern).
 
 ; Documented functions: -- | doc (or a one-line -- comment), optional signature, first equation.
 (declarations
@@ -17,11 +22,13 @@
   .
   (signature) @_sig
   .
-  [(function name: (variable) @name) (bind name: (variable) @name)] @definition.function)
+  (_ name: (variable) @name) @definition.function
+  (#kind? @definition.function function bind))
 (declarations
   (haddock) @doc
   .
-  [(function name: (variable) @name) (bind name: (variable) @name)] @definition.function)
+  (_ name: (variable) @name) @definition.function
+  (#kind? @definition.function function bind))
 (haskell
   (imports (haddock) @doc .)
   .
@@ -29,13 +36,15 @@
     .
     (signature) @_sig
     .
-    [(function name: (variable) @name) (bind name: (variable) @name)] @definition.function))
+    (_ name: (variable) @name) @definition.function
+  (#kind? @definition.function function bind)))
 (haskell
   (imports (haddock) @doc .)
   .
   (declarations
     .
-    [(function name: (variable) @name) (bind name: (variable) @name)] @definition.function))
+    (_ name: (variable) @name) @definition.function
+  (#kind? @definition.function function bind)))
 (haskell
   (haddock) @doc
   .
@@ -43,45 +52,55 @@
     .
     (signature) @_sig
     .
-    [(function name: (variable) @name) (bind name: (variable) @name)] @definition.function))
+    (_ name: (variable) @name) @definition.function
+  (#kind? @definition.function function bind)))
 
 ; Functions: the first equation of a block, after a signature or a nameless node,
 ; or after a definition with another name.
 (declarations
   .
-  [(function name: (variable) @name) (bind name: (variable) @name)] @definition.function)
+  (_ name: (variable) @name) @definition.function
+  (#kind? @definition.function function bind))
 (declarations
   [(signature) (_ !name)] @_prev
   .
-  [(function name: (variable) @name) (bind name: (variable) @name)] @definition.function)
+  (_ name: (variable) @name) @definition.function
+  (#kind? @definition.function function bind))
 (declarations
   (_ name: (_) @_prev)
   .
-  [(function name: (variable) @name) (bind name: (variable) @name)] @definition.function
+  (_ name: (variable) @name) @definition.function
+  (#kind? @definition.function function bind)
   (#not-eq? @_prev @name))
 (class_declarations
   .
-  [(function name: (variable) @name) (bind name: (variable) @name)] @definition.function)
+  (_ name: (variable) @name) @definition.function
+  (#kind? @definition.function function bind))
 (class_declarations
   [(signature) (_ !name)] @_prev
   .
-  [(function name: (variable) @name) (bind name: (variable) @name)] @definition.function)
+  (_ name: (variable) @name) @definition.function
+  (#kind? @definition.function function bind))
 (class_declarations
   (_ name: (_) @_prev)
   .
-  [(function name: (variable) @name) (bind name: (variable) @name)] @definition.function
+  (_ name: (variable) @name) @definition.function
+  (#kind? @definition.function function bind)
   (#not-eq? @_prev @name))
 (instance_declarations
   .
-  [(function name: (variable) @name) (bind name: (variable) @name)] @definition.function)
+  (_ name: (variable) @name) @definition.function
+  (#kind? @definition.function function bind))
 (instance_declarations
   [(signature) (_ !name)] @_prev
   .
-  [(function name: (variable) @name) (bind name: (variable) @name)] @definition.function)
+  (_ name: (variable) @name) @definition.function
+  (#kind? @definition.function function bind))
 (instance_declarations
   (_ name: (_) @_prev)
   .
-  [(function name: (variable) @name) (bind name: (variable) @name)] @definition.function
+  (_ name: (variable) @name) @definition.function
+  (#kind? @definition.function function bind)
   (#not-eq? @_prev @name))
 
 ; Documented types, classes and instances.
@@ -90,11 +109,16 @@
 (declarations (haddock) @doc . (type_synomym name: (name) @name) @definition.type)
 (declarations (haddock) @doc . (class name: (name) @name) @definition.interface)
 (declarations (haddock) @doc . (instance name: (name) @name) @definition.impl)
-(haskell (imports (haddock) @doc .) . (declarations . (data_type name: (name) @name constructors: (data_constructors (data_constructor) (data_constructor)) @body) @definition.enum))
-(haskell (imports (haddock) @doc .) . (declarations . [(data_type name: (name) @name constructors: (_)? @body) (newtype name: (name) @name constructor: (_)? @body)] @definition.struct))
-(haskell (imports (haddock) @doc .) . (declarations . (type_synomym name: (name) @name) @definition.type))
-(haskell (imports (haddock) @doc .) . (declarations . (class name: (name) @name) @definition.interface))
-(haskell (imports (haddock) @doc .) . (declarations . (instance name: (name) @name) @definition.impl))
+((haskell (_ (haddock) @doc .) @_imports . (_ . (data_type name: (name) @name constructors: (data_constructors (data_constructor) (data_constructor)) @body) @definition.enum) @_declarations)
+ (#kind? @_imports imports) (#kind? @_declarations declarations))
+((haskell (_ (haddock) @doc .) @_imports . (_ . [(data_type name: (name) @name constructors: (_)? @body) (newtype name: (name) @name constructor: (_)? @body)] @definition.struct) @_declarations)
+ (#kind? @_imports imports) (#kind? @_declarations declarations))
+((haskell (_ (haddock) @doc .) @_imports . (_ . (type_synomym name: (name) @name) @definition.type) @_declarations)
+ (#kind? @_imports imports) (#kind? @_declarations declarations))
+((haskell (_ (haddock) @doc .) @_imports . (_ . (class name: (name) @name) @definition.interface) @_declarations)
+ (#kind? @_imports imports) (#kind? @_declarations declarations))
+((haskell (_ (haddock) @doc .) @_imports . (_ . (instance name: (name) @name) @definition.impl) @_declarations)
+ (#kind? @_imports imports) (#kind? @_declarations declarations))
 
 ; Types, classes and instances.
 ; data with several constructors: data Color = Red | Green
