@@ -21,8 +21,6 @@ use std::time::{Duration, Instant};
 use lode_core::Language;
 use tree_sitter::{Parser, Query, QueryCursor, StreamingIterator, Tree};
 
-const MAX_FILE: u64 = 1024 * 1024;
-
 /// CPU time of this thread: steadier than wall time on a busy machine.
 fn cpu_time() -> Duration {
     #[repr(C)]
@@ -73,30 +71,10 @@ fn args() -> Args {
     a
 }
 
-fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    let mut entries: Vec<_> = entries.flatten().collect();
-    entries.sort_by_key(|e| e.file_name());
-    for e in entries {
-        let name = e.file_name();
-        let name = name.to_string_lossy();
-        let Ok(ft) = e.file_type() else { continue };
-        if ft.is_dir() {
-            if !name.starts_with('.') && name != "node_modules" && name != "target" {
-                walk(&e.path(), out);
-            }
-        } else if ft.is_file() && e.metadata().is_ok_and(|m| m.len() <= MAX_FILE) {
-            out.push(e.path());
-        }
-    }
-}
-
 fn load(args: &Args) -> Vec<(PathBuf, Language, String)> {
     let mut paths = Vec::new();
     for d in &args.dirs {
-        walk(d, &mut paths);
+        lode_parse::bench::example_files(d, &mut paths);
     }
     paths
         .into_iter()

@@ -14,31 +14,9 @@
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use lode_core::Language;
-
-const MAX_FILE: u64 = 1024 * 1024;
-
-fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    let mut entries: Vec<_> = entries.flatten().collect();
-    entries.sort_by_key(|e| e.file_name());
-    for e in entries {
-        let name = e.file_name();
-        let name = name.to_string_lossy();
-        let Ok(ft) = e.file_type() else { continue };
-        if ft.is_dir() {
-            if !name.starts_with('.') && name != "node_modules" && name != "target" {
-                walk(&e.path(), out);
-            }
-        } else if ft.is_file() && e.metadata().is_ok_and(|m| m.len() <= MAX_FILE) {
-            out.push(e.path());
-        }
-    }
-}
 
 fn main() {
     let mut args = std::env::args().skip(1);
@@ -59,7 +37,7 @@ fn main() {
     );
     let mut paths = Vec::new();
     for d in &dirs {
-        walk(d, &mut paths);
+        lode_parse::bench::example_files(d, &mut paths);
     }
     let mut dumps: BTreeMap<&'static str, (usize, String)> = BTreeMap::new();
     for p in paths {

@@ -58,7 +58,8 @@ pub fn extract(lang: Language, source: &str) -> FileExtract {
     }
 }
 
-/// Timing hooks for `examples/extract_bench.rs`; not part of the API.
+/// Timing hooks and file lists for the examples (`extract_bench`, `extract_dump`);
+/// not part of the API.
 #[doc(hidden)]
 pub mod bench {
     use std::time::Duration;
@@ -105,5 +106,29 @@ pub mod bench {
     /// The query sources of a language: symbols, calls, imports.
     pub fn query_sources(lang: Language) -> Option<[&'static str; 3]> {
         crate::registry::query_sources(lang)
+    }
+
+    /// The files under `dir` that the examples time and dump, in sorted path
+    /// order: hidden folders, `node_modules` and `target` skipped, and files
+    /// over 1 MiB (the indexer's default cap). Appended to `out`.
+    pub fn example_files(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+        const MAX_FILE: u64 = 1024 * 1024;
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        let mut entries: Vec<_> = entries.flatten().collect();
+        entries.sort_by_key(|e| e.file_name());
+        for e in entries {
+            let name = e.file_name();
+            let name = name.to_string_lossy();
+            let Ok(ft) = e.file_type() else { continue };
+            if ft.is_dir() {
+                if !name.starts_with('.') && name != "node_modules" && name != "target" {
+                    example_files(&e.path(), out);
+                }
+            } else if ft.is_file() && e.metadata().is_ok_and(|m| m.len() <= MAX_FILE) {
+                out.push(e.path());
+            }
+        }
     }
 }
