@@ -91,13 +91,18 @@ impl IndexLocation {
     /// Creates the cache directory, reporting an unwritable cache clearly.
     pub fn ensure_dir(&self) -> Result<()> {
         std::fs::create_dir_all(&self.dir).map_err(|e| self.cache_error(e))?;
+        let root = self.root.to_string_lossy();
+        // A directory that already names its root was set up before: the writer
+        // lock's open right after reports an unwritable one as clearly, and
+        // every update would otherwise pay the probe's create and unlink and the
+        // root file's rewrite (~1 ms of journalled metadata writes).
+        if std::fs::read_to_string(self.dir.join("root")).is_ok_and(|r| r == root) {
+            return Ok(());
+        }
         let probe = self.dir.join(".probe");
         File::create(&probe).map_err(|e| self.cache_error(e))?;
         let _ = std::fs::remove_file(probe);
-        let _ = std::fs::write(
-            self.dir.join("root"),
-            self.root.to_string_lossy().as_bytes(),
-        );
+        let _ = std::fs::write(self.dir.join("root"), root.as_bytes());
         Ok(())
     }
 
@@ -267,5 +272,45 @@ fn holder_pid(file: &mut File) -> String {
         "unknown".to_string()
     } else {
         s.to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_set_up_cache_directory_is_not_written_again() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().join("repo");
+        std::fs::create_dir_all(&root).unwrap();
+        let loc = IndexLocation::resolve(&root, Some(&tmp.path().join("cache"))).unwrap();
+        loc.ensure_dir().unwrap();
+        let root_file = loc.dir.join("root");
+        assert_eq!(
+            std::fs::read_to_string(&root_file).unwrap(),
+            root.to_string_lossy()
+        );
+        let old = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+        File::options()
+            .write(true)
+            .open(&root_file)
+            .unwrap()
+            .set_modified(old)
+            .unwrap();
+        loc.ensure_dir().unwrap();
+        let mtime = |p: &Path| std::fs::metadata(p).unwrap().modified().unwrap();
+        assert_eq!(
+            mtime(&root_file),
+            old,
+            "an unchanged root file is not rewritten"
+        );
+        // A root file naming something else (a hash collision, a hand edit) is set right.
+        std::fs::write(&root_file, "/elsewhere").unwrap();
+        loc.ensure_dir().unwrap();
+        assert_eq!(
+            std::fs::read_to_string(&root_file).unwrap(),
+            root.to_string_lossy()
+        );
     }
 }
