@@ -157,13 +157,16 @@
 
 ; Upper-case constants directly in a namespace: namespace Defaults { export const TIMEOUT_MS = 5000 }
 (internal_module
-  body: (statement_block
-    [(lexical_declaration
+  body: (_
+    [(_
        kind: "const"
-       (variable_declarator name: (identifier) @name))
-     (export_statement
-       declaration: (lexical_declaration
+       (variable_declarator name: (identifier) @name)) @_const
+     (_
+       declaration: (_
          kind: "const"
-         (variable_declarator name: (identifier) @name)))]
+         (variable_declarator name: (identifier) @name)) @_const)]
     @definition.constant
-    (#match? @name "^[A-Z][A-Z0-9_]*$")))
+    (#match? @name "^[A-Z][A-Z0-9_]*$")) @_block
+  (#kind? @_block statement_block)
+  (#kind? @_const lexical_declaration)
+  (#kind? @definition.constant lexical_declaration export_statement))
