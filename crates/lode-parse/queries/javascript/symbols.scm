@@ -25,29 +25,27 @@
 ([(lexical_declaration
    (variable_declarator
      name: (identifier) @name
-     value: [(arrow_function body: (_) @body)
-             (function_expression body: (_) @body)
-             (generator_function body: (_) @body)]))
+     value: (_ body: (_) @body) @_value))
  (variable_declaration
    (variable_declarator
      name: (identifier) @name
-     value: [(arrow_function body: (_) @body)
-             (function_expression body: (_) @body)
-             (generator_function body: (_) @body)]))] @definition.function
+     value: (_ body: (_) @body) @_value))] @definition.function
+ (#kind? @_value arrow_function function_expression generator_function)
  (#has-parent? @definition.function program statement_block))
-(export_statement
+((export_statement
   declaration: (lexical_declaration
     (variable_declarator
       name: (identifier) @name
-      value: [(arrow_function body: (_) @body)
-              (function_expression body: (_) @body)
-              (generator_function body: (_) @body)]))) @definition.function
-([(lexical_declaration (variable_declarator name: (identifier) @name value: (class body: (class_body) @body)))
- (variable_declaration (variable_declarator name: (identifier) @name value: (class body: (class_body) @body)))] @definition.class
+      value: (_ body: (_) @body) @_value))) @definition.function
+ (#kind? @_value arrow_function function_expression generator_function))
+([(lexical_declaration (variable_declarator name: (identifier) @name value: (_ body: (class_body) @body) @_value))
+ (variable_declaration (variable_declarator name: (identifier) @name value: (_ body: (class_body) @body) @_value))] @definition.class
+ (#kind? @_value class)
  (#has-parent? @definition.class program))
-(export_statement
+((export_statement
   declaration: (lexical_declaration
-    (variable_declarator name: (identifier) @name value: (class body: (class_body) @body)))) @definition.class
+    (variable_declarator name: (identifier) @name value: (_ body: (class_body) @body) @_value))) @definition.class
+ (#kind? @_value class))
 
 ; Methods in classes and object literals: m() {}, get x() {}, async *gen() {}, #priv() {}
 ; (A method's name and body are its fields, which the grammar types exactly:
@@ -55,21 +53,27 @@
 (method_definition) @definition.function
 
 ; Class fields holding a function: handle = () => {}
-(field_definition
+((field_definition
   property: (_) @name
-  value: [(arrow_function body: (_) @body) (function_expression body: (_) @body)]) @definition.function
+  value: (_ body: (_) @body) @_value) @definition.function
+ (#kind? @_value arrow_function function_expression))
 
 ; Object properties holding a function: { load: function () {}, save: () => {} }
-(pair
+((pair
   key: (property_identifier) @name
-  value: [(arrow_function body: (_) @body) (function_expression body: (_) @body)]) @definition.function
+  value: (_ body: (_) @body) @_value) @definition.function
+ (#kind? @_value arrow_function function_expression))
 
 ; Functions assigned to a property: exports.f = function () {}, Foo.prototype.m = () => {}
-(expression_statement
+; (assignment_expression stays typed: as a wildcard it is tried on every statement)
+((expression_statement
   (assignment_expression
-    left: (member_expression property: (property_identifier) @name)
-    right: [(arrow_function body: (_) @body) (function_expression body: (_) @body)])
-  (#not-eq? @name "exports")) @definition.function
+    left: (_ property: (_) @name) @_left
+    right: (_ body: (_) @body) @_value)) @definition.function
+ (#kind? @_left member_expression)
+ (#kind? @name property_identifier)
+ (#kind? @_value arrow_function function_expression)
+ (#not-eq? @name "exports"))
 
 ; Module-level constants with an upper-case name: const MAX_SIZE = 10
 ((lexical_declaration

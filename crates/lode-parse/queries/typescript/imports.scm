@@ -17,16 +17,22 @@
 (export_statement (export_clause (export_specifier name: (_) @name)) source: (_)) @import
 
 ; require('m'), with names when destructured: const { a, b: c } = require('m')
+; (nodes with children inside a pattern are wildcards whose kind #kind? checks)
 ((call_expression
    function: (identifier) @_fn
-   arguments: (arguments . (string) @source .)) @import
+   arguments: (_ . (string) @source .) @_args) @import
+ (#kind? @_args arguments)
  (#eq? @_fn "require"))
 ((variable_declarator
-   name: (object_pattern
+   name: (_
      [(shorthand_property_identifier_pattern) @name
-      (pair_pattern key: (property_identifier) @name)])
-   value: (call_expression function: (identifier) @_fn) @import)
+      (_ key: (property_identifier) @name) @_pair]) @_pattern
+   value: (_ function: (identifier) @_fn) @import)
+ (#kind? @_pattern object_pattern)
+ (#kind? @_pair pair_pattern)
+ (#kind? @import call_expression)
  (#eq? @_fn "require"))
 
 ; dynamic import('m')
-(call_expression function: (import) arguments: (arguments . (string) @source)) @import
+((call_expression function: (import) arguments: (_ . (string) @source) @_args) @import
+ (#kind? @_args arguments))

@@ -82,29 +82,27 @@
 ([(lexical_declaration
    (variable_declarator
      name: (identifier) @name
-     value: [(arrow_function body: (_) @body)
-             (function_expression body: (_) @body)
-             (generator_function body: (_) @body)]))
+     value: (_ body: (_) @body) @_value))
  (variable_declaration
    (variable_declarator
      name: (identifier) @name
-     value: [(arrow_function body: (_) @body)
-             (function_expression body: (_) @body)
-             (generator_function body: (_) @body)]))] @definition.function
+     value: (_ body: (_) @body) @_value))] @definition.function
+ (#kind? @_value arrow_function function_expression generator_function)
  (#has-parent? @definition.function program statement_block))
-(export_statement
+((export_statement
   declaration: (lexical_declaration
     (variable_declarator
       name: (identifier) @name
-      value: [(arrow_function body: (_) @body)
-              (function_expression body: (_) @body)
-              (generator_function body: (_) @body)]))) @definition.function
-([(lexical_declaration (variable_declarator name: (identifier) @name value: (class body: (class_body) @body)))
- (variable_declaration (variable_declarator name: (identifier) @name value: (class body: (class_body) @body)))] @definition.class
+      value: (_ body: (_) @body) @_value))) @definition.function
+ (#kind? @_value arrow_function function_expression generator_function))
+([(lexical_declaration (variable_declarator name: (identifier) @name value: (_ body: (class_body) @body) @_value))
+ (variable_declaration (variable_declarator name: (identifier) @name value: (_ body: (class_body) @body) @_value))] @definition.class
+ (#kind? @_value class)
  (#has-parent? @definition.class program))
-(export_statement
+((export_statement
   declaration: (lexical_declaration
-    (variable_declarator name: (identifier) @name value: (class body: (class_body) @body)))) @definition.class
+    (variable_declarator name: (identifier) @name value: (_ body: (class_body) @body) @_value))) @definition.class
+ (#kind? @_value class))
 
 ; Methods: in classes and object literals, abstract and interface method signatures.
 ; (A method's name and body are its fields, which the grammar types exactly:
@@ -113,22 +111,27 @@
 (method_signature name: (_) @name) @definition.function
 (abstract_method_signature name: (_) @name) @definition.function
 
-; Class fields holding a function: handle = (e: Event) => {}
-(public_field_definition
-  name: (_) @name
-  value: [(arrow_function body: (_) @body) (function_expression body: (_) @body)]) @definition.function
+; Class fields holding a function: handle = (e: Event) => {}. The value, when there is
+; one, is the field's last child; the name is the field's name (no @name).
+((public_field_definition (_ body: (_) @body) @_value .) @definition.function
+ (#kind? @_value arrow_function function_expression))
 
 ; Object properties holding a function: { load: function () {}, save: () => {} }
-(pair
+((pair
   key: (property_identifier) @name
-  value: [(arrow_function body: (_) @body) (function_expression body: (_) @body)]) @definition.function
+  value: (_ body: (_) @body) @_value) @definition.function
+ (#kind? @_value arrow_function function_expression))
 
 ; Functions assigned to a property: exports.f = function () {}, Foo.prototype.m = () => {}
-(expression_statement
-  (assignment_expression
-    left: (member_expression property: (property_identifier) @name)
-    right: [(arrow_function body: (_) @body) (function_expression body: (_) @body)])
-  (#not-eq? @name "exports")) @definition.function
+((expression_statement
+  (_
+    left: (_ property: (_) @name) @_left
+    right: (_ body: (_) @body) @_value) @_assign) @definition.function
+ (#kind? @_assign assignment_expression)
+ (#kind? @_left member_expression)
+ (#kind? @name property_identifier)
+ (#kind? @_value arrow_function function_expression)
+ (#not-eq? @name "exports"))
 
 ; Module-level constants with an upper-case name: const MAX_SIZE = 10,
 ; export declare const VERSION: string
@@ -154,13 +157,16 @@
 
 ; Upper-case constants directly in a namespace: namespace Defaults { export const TIMEOUT_MS = 5000 }
 (internal_module
-  body: (statement_block
-    [(lexical_declaration
+  body: (_
+    [(_
        kind: "const"
-       (variable_declarator name: (identifier) @name))
-     (export_statement
-       declaration: (lexical_declaration
+       (variable_declarator name: (identifier) @name)) @_const
+     (_
+       declaration: (_
          kind: "const"
-         (variable_declarator name: (identifier) @name)))]
+         (variable_declarator name: (identifier) @name)) @_const)]
     @definition.constant
-    (#match? @name "^[A-Z][A-Z0-9_]*$")))
+    (#match? @name "^[A-Z][A-Z0-9_]*$")) @_block
+  (#kind? @_block statement_block)
+  (#kind? @_const lexical_declaration)
+  (#kind? @definition.constant lexical_declaration export_statement))
