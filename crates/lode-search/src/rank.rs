@@ -96,20 +96,17 @@ fn lift_best_chunk_of_strong_files(scored: &mut [Scored], unit: f64) {
             *best = i;
         }
     }
-    let strength: FastMap<&str, f64> = files
-        .iter()
-        .map(|(path, &(sum, count, _))| (*path, sum / f64::from(count).powf(FILE_COUNT_DAMPING)))
+    // Per file: its best candidate and its strength.
+    let strengths: Vec<(usize, f64)> = files
+        .into_values()
+        .map(|(sum, count, best)| (best, sum / f64::from(count).powf(FILE_COUNT_DAMPING)))
         .collect();
-    let largest = strength.values().copied().fold(0.0, f64::max);
+    let largest = strengths.iter().map(|s| s.1).fold(0.0, f64::max);
     if largest <= 0.0 {
         return;
     }
-    let lifts: Vec<(usize, f64)> = files
-        .iter()
-        .map(|(path, &(_, _, best))| (best, unit * strength[path] / largest))
-        .collect();
-    for (i, lift) in lifts {
-        scored[i].0 += lift;
+    for (i, strength) in strengths {
+        scored[i].0 += unit * strength / largest;
     }
 }
 
@@ -185,34 +182,22 @@ fn singular(w: &str) -> &str {
     }
 }
 
-/// Whether two words are one family: one is the other with a derivational
-/// ending cut or changed (`logging` ~ `logger`, `serialization` ~
-/// `serializer`, `routing` ~ `router`, `validation` ~ `validator`). A file
-/// named for the doer answers a query about the doing. Roots keep at least
-/// four letters, so short words (`string`, `user`) match only themselves.
-fn same_family(a: &str, b: &str) -> bool {
-    if a.len() < 4 || b.len() < 4 {
-        return false;
-    }
-    let roots_b = family_roots(b);
-    family_roots(a).iter().any(|r| roots_b.contains(r))
-}
-
-/// A word and its roots with one ending cut (`serialization` → `serializ`,
-/// `serializat`).
-fn family_roots(w: &str) -> Vec<&str> {
+/// A word and its roots with one derivational ending cut (`serialization` →
+/// `serializ`, `serializat`). Two words are one family when their roots meet:
+/// one is the other with an ending cut or changed (`logging` ~ `logger`,
+/// `serialization` ~ `serializer`, `routing` ~ `router`). A file named for the
+/// doer answers a query about the doing. Words and roots keep at least four
+/// letters, so short words (`string`, `user`) match only themselves.
+fn family_roots(w: &str) -> impl Iterator<Item = &str> {
     const ENDINGS: &[&str] = &[
         "izations", "ization", "isation", "ations", "ation", "ition", "ions", "ion", "ings", "ing",
         "ers", "er", "ors", "or", "ed", "es", "s", "e",
     ];
-    let mut roots = vec![w];
-    roots.extend(
-        ENDINGS
-            .iter()
-            .filter_map(|e| w.strip_suffix(e))
-            .filter(|r| r.len() >= 4),
-    );
-    roots
+    let cut = ENDINGS
+        .iter()
+        .filter_map(move |e| w.strip_suffix(e))
+        .filter(|r| r.len() >= 4);
+    std::iter::once(w).chain(cut).filter(|_| w.len() >= 4)
 }
 
 /// Words code uses interchangeably for a grab-bag of functions: a query's
@@ -235,6 +220,9 @@ pub struct QueryShape {
     wants_docs: bool,
     /// Words and adjacent word pairs (`thread pool` → `threadpool`) a file stem may equal.
     stems: Vec<String>,
+    /// The family roots of the stems ([`family_roots`]): a file stem with one
+    /// among its own is of a query word's family.
+    family: Vec<String>,
     /// Names whose definition the query asks for.
     defined: Vec<String>,
 }
@@ -296,9 +284,15 @@ impl QueryShape {
             .cloned()
             .collect();
         stems.extend(identifiers.windows(2).map(|p| format!("{}{}", p[0], p[1])));
+        let family = stems
+            .iter()
+            .flat_map(|s| family_roots(s))
+            .map(str::to_string)
+            .collect();
         QueryShape {
             defined,
             stems,
+            family,
             joined: normalize(&words.join("")),
             identifiers,
             wants_tests: lower.contains("test") || lower.contains("spec"),
@@ -324,7 +318,7 @@ impl QueryShape {
     /// `threadpool.c`), or every part of a compound stem is a query word
     /// (`default middleware stack` → `default_middleware_stack.rb`); plurals
     /// compare equal (`http redirects` → `HttpRedirect.kt`), a whole stem may
-    /// be of the word's family (`logging` → `logger.rb`, see [`same_family`]),
+    /// be of the word's family (`logging` → `logger.rb`, see [`family_roots`]),
     /// and a part may be a helper word for another (`helpers` → `StringUtils`).
     fn names_file(&self, file: &str) -> bool {
         let base = file.split('.').next().unwrap_or(file);
@@ -332,10 +326,8 @@ impl QueryShape {
         if stem.is_empty() {
             return false;
         }
-        if self
-            .stems
-            .iter()
-            .any(|s| singular(s) == singular(&stem) || same_family(s, &stem))
+        if self.stems.iter().any(|s| singular(s) == singular(&stem))
+            || family_roots(&stem).any(|r| self.family.iter().any(|f| f == r))
         {
             return true;
         }
@@ -352,8 +344,7 @@ impl QueryShape {
     /// directory holding `path`, plurals equal (`middleware/`, `generators/`).
     /// Names under four letters (`src`, `lib`, `net`) say too little.
     fn names_parent_directory(&self, path: &str) -> bool {
-        let mut dirs = path.rsplit('/').skip(1);
-        let Some(parent) = dirs.next() else {
+        let Some(parent) = path.rsplit('/').nth(1) else {
             return false;
         };
         let parent = normalize(parent);
@@ -640,14 +631,16 @@ mod tests {
             ("parsing", "parser"),
             ("compilation", "compiler"),
         ] {
-            assert!(same_family(a, b) && same_family(b, a), "{a} ~ {b}");
+            let names = |q: &str, f: &str| QueryShape::new(q).names_file(&format!("{f}.rb"));
+            assert!(names(a, b) && names(b, a), "{a} ~ {b}");
         }
         for (a, b) in [
             ("string", "strong"),
             ("user", "used"),
             ("general", "generator"),
         ] {
-            assert!(!same_family(a, b), "{a} !~ {b}");
+            let names = |q: &str, f: &str| QueryShape::new(q).names_file(&format!("{f}.rb"));
+            assert!(!names(a, b) && !names(b, a), "{a} !~ {b}");
         }
         let q = QueryShape::new("request logging middleware");
         assert!(q.names_file("logger.rb"));
