@@ -271,6 +271,13 @@ pub enum BenchCommand {
         /// At most this many cases.
         #[arg(long)]
         limit: Option<usize>,
+        /// Keep each case's checkout and index under DIR, and reuse them on the next run
+        /// (default: a temporary directory, emptied after each case).
+        #[arg(long, value_name = "DIR")]
+        work: Option<PathBuf>,
+        /// Write each case's gold files and every ranking's first ten files as JSON lines to FILE.
+        #[arg(long, value_name = "FILE")]
+        explain: Option<PathBuf>,
         #[command(flatten)]
         common: Common,
     },

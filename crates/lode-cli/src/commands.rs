@@ -189,12 +189,24 @@ pub fn run(cmd: Command) -> Result<u8> {
                     cases,
                     only,
                     limit,
+                    work,
+                    explain,
                     common,
                 },
         } => {
             let cases =
                 cases.unwrap_or_else(|| PathBuf::from("../shared/eval/swebench-lite/cases.jsonl"));
-            crate::swebench::swebench(common, &mirrors, &cases, &only, limit)
+            crate::swebench::swebench(
+                common,
+                crate::swebench::SweArgs {
+                    mirrors: &mirrors,
+                    cases: &cases,
+                    only: &only,
+                    limit,
+                    work: work.as_deref(),
+                    explain: explain.as_deref(),
+                },
+            )
         }
         Command::Eval {
             cases,

@@ -1,43 +1,68 @@
 //! `lode bench swebench`: the SWE-bench Lite subset — issue text → the files
 //! the fix touched. Each case is searched at its own base commit, checked out
-//! from a bare mirror with `git archive` into a temporary directory.
+//! from a bare mirror with `git archive`, by every ranking side by side:
+//! whole-file Okapi BM25 (the baseline), plain chunk BM25F, lode's query
+//! mode and lode's task mode.
 
 use std::collections::BTreeMap;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use std::time::Instant;
 
-use lode_core::{Config, Error, Result};
-use lode_eval::Case;
-use lode_index::{BuildOptions, Index, IndexLocation};
-use lode_search::SearchOptions;
+use lode_core::{Config, Error, Language, Result};
+use lode_eval::{Case, FileBm25, ResultChunk, SymbolTarget};
+use lode_index::{BuildOptions, Filter, Index, IndexLocation};
+use lode_search::{SearchHit, SearchOptions, TaskOptions};
 use serde::Serialize;
 
 use crate::cli::Common;
 
-/// File-level scores of one configuration over some cases.
+/// Scores of one ranking over some cases.
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct FileScores {
     pub cases: usize,
     pub recall_at_1: f64,
     pub recall_at_5: f64,
     pub recall_at_10: f64,
+    /// Cases with every gold file in the first five (SWE-bench's file Acc@5).
+    pub hit_at_5: f64,
     pub mrr_at_10: f64,
+    /// Cases with a gold function (not the `imports` pseudo-symbol) among
+    /// the first 5 / 10 chunks, over the cases that have one.
+    pub function_cases: usize,
+    pub function_hit_at_5: f64,
+    pub function_hit_at_10: f64,
+    /// Mean milliseconds per query.
+    pub mean_ms: f64,
 }
 
 impl FileScores {
-    fn add(&mut self, ranked: &[String], gold: &[String]) {
+    fn add(&mut self, ranked: &Ranking, gold: &[String], symbols: &[SymbolTarget]) {
+        let files = &ranked.files;
         let found_within = |k: usize| {
             gold.iter()
-                .filter(|g| ranked.iter().take(k).any(|r| r == *g))
-                .count() as f64
-                / gold.len().max(1) as f64
+                .filter(|g| files.iter().take(k).any(|r| r == *g))
+                .count()
         };
+        let n = gold.len().max(1) as f64;
         self.cases += 1;
-        self.recall_at_1 += found_within(1);
-        self.recall_at_5 += found_within(5);
-        self.recall_at_10 += found_within(10);
-        if let Some(i) = ranked.iter().take(10).position(|r| gold.contains(r)) {
+        self.recall_at_1 += found_within(1) as f64 / n;
+        self.recall_at_5 += found_within(5) as f64 / n;
+        self.recall_at_10 += found_within(10) as f64 / n;
+        if found_within(5) == gold.len() {
+            self.hit_at_5 += 1.0;
+        }
+        if let Some(i) = files.iter().take(10).position(|r| gold.contains(r)) {
             self.mrr_at_10 += 1.0 / (i + 1) as f64;
+        }
+        self.mean_ms += ranked.ms;
+        let ranks = lode_eval::symbol_ranks(&ranked.chunks, symbols);
+        if !ranks.is_empty() && !ranked.chunks.is_empty() {
+            self.function_cases += 1;
+            let within = |k: usize| ranks.iter().any(|r| r.is_some_and(|r| r <= k));
+            self.function_hit_at_5 += f64::from(u8::from(within(5)));
+            self.function_hit_at_10 += f64::from(u8::from(within(10)));
         }
     }
 
@@ -46,31 +71,91 @@ impl FileScores {
         self.recall_at_1 /= n;
         self.recall_at_5 /= n;
         self.recall_at_10 /= n;
+        self.hit_at_5 /= n;
         self.mrr_at_10 /= n;
+        self.mean_ms /= n;
+        let f = self.function_cases.max(1) as f64;
+        self.function_hit_at_5 /= f;
+        self.function_hit_at_10 /= f;
         self
     }
 }
+
+/// One ranking's answer to one case.
+#[derive(Default)]
+struct Ranking {
+    /// Distinct files, best first.
+    files: Vec<String>,
+    /// Ranked chunks with their symbols (empty for a file-only ranking).
+    chunks: Vec<ResultChunk>,
+    ms: f64,
+}
+
+/// The rankings compared, in report order.
+const RANKINGS: [&str; 4] = ["bm25-files", "bm25f", "lode-query", "lode-task"];
 
 #[derive(Serialize)]
 struct SweReport {
     cases: usize,
     skipped: Vec<String>,
-    /// Configuration → repository (`""` = all) → scores.
+    /// Ranking → repository (`""` = all) → scores.
     scores: BTreeMap<String, BTreeMap<String, FileScores>>,
 }
 
-/// Distinct files of the hits, in rank order.
-fn ranked_files(index: &Index, query: &str, opts: &SearchOptions) -> Vec<String> {
-    let hits = lode_search::search(index, query, opts)
-        .map(|r| r.hits)
-        .unwrap_or_default();
-    let mut files: Vec<String> = Vec::new();
-    for h in hits {
-        if !files.contains(&h.path) {
-            files.push(h.path);
+/// What `--explain` writes per case.
+#[derive(Serialize)]
+struct Explained<'a> {
+    id: &'a str,
+    repo: &'a str,
+    gold: &'a [String],
+    top: BTreeMap<&'static str, Vec<String>>,
+}
+
+/// Where the cases' trees and indexes live: a temporary directory removed
+/// after each case, or `--work DIR`, kept so that later runs rank again
+/// without checking out or indexing anything.
+struct Workspace {
+    root: PathBuf,
+    keep: bool,
+}
+
+impl Workspace {
+    fn tree(&self, repo: &str, rev: &str) -> PathBuf {
+        if self.keep {
+            self.root
+                .join("trees")
+                .join(format!("{}@{rev}", repo.replace('/', "+")))
+        } else {
+            self.root.join("tree")
         }
     }
-    files
+
+    fn cache(&self) -> PathBuf {
+        self.root.join("cache")
+    }
+
+    /// The case's tree, checked out unless a kept one is there.
+    fn checkout(&self, mirror: &Path, repo: &str, rev: &str) -> Result<PathBuf> {
+        let dir = self.tree(repo, rev);
+        // Beside the tree, not in it: the tree is what gets indexed.
+        let done = dir.with_extension("done");
+        if self.keep && done.exists() {
+            return Ok(dir);
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+        checkout(mirror, rev, &dir)?;
+        if self.keep {
+            std::fs::write(&done, b"").map_err(|e| Error::io(&done, e))?;
+        }
+        Ok(dir)
+    }
+
+    fn finish_case(&self, dir: &Path) {
+        if !self.keep {
+            let _ = std::fs::remove_dir_all(dir);
+            let _ = std::fs::remove_dir_all(self.cache());
+        }
+    }
 }
 
 /// `git --git-dir MIRROR archive REV | tar -x -C DIR`.
@@ -90,6 +175,7 @@ fn checkout(mirror: &Path, rev: &str, dir: &Path) -> Result<()> {
         .arg("-C")
         .arg(dir)
         .stdin(out)
+        .stderr(Stdio::null())
         .status()
         .map_err(|e| Error::io("tar", e))?;
     let git = git.wait().map_err(|e| Error::io("git", e))?;
@@ -102,82 +188,92 @@ fn checkout(mirror: &Path, rev: &str, dir: &Path) -> Result<()> {
     Ok(())
 }
 
-pub fn swebench(
-    common: Common,
-    mirrors: &Path,
-    cases_path: &Path,
-    only: &[String],
-    limit: Option<usize>,
-) -> Result<u8> {
-    let cases: Vec<Case> = lode_eval::load_swebench(cases_path)
+/// Options of `lode bench swebench`.
+pub struct SweArgs<'a> {
+    pub mirrors: &'a Path,
+    pub cases: &'a Path,
+    pub only: &'a [String],
+    pub limit: Option<usize>,
+    pub work: Option<&'a Path>,
+    pub explain: Option<&'a Path>,
+}
+
+pub fn swebench(common: Common, args: SweArgs) -> Result<u8> {
+    let cases: Vec<Case> = lode_eval::load_swebench(args.cases)
         .map_err(|e| Error::BadQuery(e.to_string()))?
         .into_iter()
-        .filter(|c| only.is_empty() || c.repo.as_ref().is_some_and(|r| only.contains(r)))
-        .take(limit.unwrap_or(usize::MAX))
+        .filter(|c| args.only.is_empty() || c.repo.as_ref().is_some_and(|r| args.only.contains(r)))
+        .take(args.limit.unwrap_or(usize::MAX))
         .collect();
     let config = Config::default();
-    let tmp = std::env::temp_dir().join(format!("lode-swebench-{}", std::process::id()));
-    let configs: [(&str, SearchOptions); 2] = [
-        (
-            "lode",
-            SearchOptions {
-                top_k: 50,
-                snippet_lines: 0,
-                ..SearchOptions::default()
-            },
-        ),
-        (
-            "bm25",
-            SearchOptions {
-                top_k: 50,
-                snippet_lines: 0,
-                semantic: false,
-                rerank: false,
-                ..SearchOptions::default()
-            },
-        ),
-    ];
+    let work = match args.work {
+        Some(dir) => Workspace {
+            root: dir.to_path_buf(),
+            keep: true,
+        },
+        None => Workspace {
+            root: std::env::temp_dir().join(format!("lode-swebench-{}", std::process::id())),
+            keep: false,
+        },
+    };
+    let mut explain = match args.explain {
+        Some(p) => Some(std::io::BufWriter::new(
+            std::fs::File::create(p).map_err(|e| Error::io(p, e))?,
+        )),
+        None => None,
+    };
     let mut scores: BTreeMap<String, BTreeMap<String, FileScores>> = BTreeMap::new();
     let mut skipped = Vec::new();
     for (i, case) in cases.iter().enumerate() {
+        let id = case.id.clone().unwrap_or_default();
         let (Some(repo), Some(rev)) = (&case.repo, &case.revision) else {
-            skipped.push(format!(
-                "{}: no repo or base commit",
-                case.id.clone().unwrap_or_default()
-            ));
+            skipped.push(format!("{id}: no repo or base commit"));
             continue;
         };
-        let mirror: PathBuf = mirrors.join(repo.replace('/', "+")).join("repo");
-        let dir = tmp.join("tree");
-        let _ = std::fs::remove_dir_all(&tmp);
-        if let Err(e) = checkout(&mirror, rev, &dir) {
-            skipped.push(format!("{repo}@{rev}: {e}"));
-            continue;
-        }
-        let loc = IndexLocation::resolve(&dir, Some(&tmp.join("cache")))?;
+        let mirror: PathBuf = args.mirrors.join(repo.replace('/', "+")).join("repo");
+        let dir = match work.checkout(&mirror, repo, rev) {
+            Ok(dir) => dir,
+            Err(e) => {
+                skipped.push(format!("{repo}@{rev}: {e}"));
+                continue;
+            }
+        };
+        let loc = IndexLocation::resolve(&dir, Some(&work.cache()))?;
         lode_index::build(&loc, &BuildOptions::quiet(&config))?;
         let index = Index::open(&loc)?;
         let gold: Vec<String> = case.relevant.iter().map(|t| t.path.clone()).collect();
-        for (name, opts) in &configs {
-            let ranked = ranked_files(&index, &case.query, opts);
+        let mut top = BTreeMap::new();
+        for name in RANKINGS {
+            let ranked = rank(&index, name, &case.query)?;
             let by_repo = scores.entry(name.to_string()).or_default();
-            by_repo
-                .entry(String::new())
-                .or_default()
-                .add(&ranked, &gold);
-            by_repo.entry(repo.clone()).or_default().add(&ranked, &gold);
+            for key in [String::new(), repo.clone()] {
+                by_repo
+                    .entry(key)
+                    .or_default()
+                    .add(&ranked, &gold, &case.symbols);
+            }
+            top.insert(name, ranked.files.into_iter().take(10).collect());
         }
+        if let Some(out) = explain.as_mut() {
+            let line = serde_json::to_string(&Explained {
+                id: &id,
+                repo,
+                gold: &gold,
+                top,
+            })
+            .expect("serializable");
+            writeln!(out, "{line}").map_err(|e| Error::io("explain", e))?;
+        }
+        drop(index);
+        work.finish_case(&dir);
         if !common.json {
-            eprintln!(
-                "[{}/{}] {}",
-                i + 1,
-                cases.len(),
-                case.id.as_deref().unwrap_or(repo)
-            );
+            eprintln!("[{}/{}] {id}", i + 1, cases.len());
         }
     }
-    let _ = std::fs::remove_dir_all(&tmp);
-    let scores: BTreeMap<String, BTreeMap<String, FileScores>> = scores
+    if !work.keep {
+        let _ = std::fs::remove_dir_all(&work.root);
+    }
+    let scores = scores
         .into_iter()
         .map(|(k, v)| (k, v.into_iter().map(|(r, s)| (r, s.mean())).collect()))
         .collect();
@@ -193,26 +289,134 @@ pub fn swebench(
         );
         return Ok(0);
     }
+    print_report(&report);
+    Ok(0)
+}
+
+fn print_report(report: &SweReport) {
     println!(
         "SWE-bench Lite: {} cases searched, {} skipped",
         report.cases,
         report.skipped.len()
     );
-    println!("| config | repository | cases | file recall@1 | @5 | @10 | MRR@10 |");
-    println!("|---|---|---:|---:|---:|---:|---:|");
-    for (name, by_repo) in &report.scores {
+    println!(
+        "| ranking | repository | cases | file R@1 | R@5 | R@10 | Hit@5 | MRR@10 | fn hit@5 | fn hit@10 | ms |"
+    );
+    println!("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+    for name in RANKINGS {
+        let Some(by_repo) = report.scores.get(name) else {
+            continue;
+        };
         for (repo, s) in by_repo {
             let repo = if repo.is_empty() { "**all**" } else { repo };
+            let function = |v: f64| {
+                if s.function_cases == 0 {
+                    "—".to_string()
+                } else {
+                    format!("{v:.3}")
+                }
+            };
             println!(
-                "| {name} | {repo} | {} | {:.3} | {:.3} | {:.3} | {:.3} |",
-                s.cases, s.recall_at_1, s.recall_at_5, s.recall_at_10, s.mrr_at_10
+                "| {name} | {repo} | {} | {:.3} | {:.3} | {:.3} | {:.3} | {:.3} | {} | {} | {:.1} |",
+                s.cases,
+                s.recall_at_1,
+                s.recall_at_5,
+                s.recall_at_10,
+                s.hit_at_5,
+                s.mrr_at_10,
+                function(s.function_hit_at_5),
+                function(s.function_hit_at_10),
+                s.mean_ms
             );
         }
     }
     for s in &report.skipped {
         println!("skipped: {s}");
     }
-    Ok(0)
+}
+
+/// One ranking's answer to `query`.
+fn rank(index: &Index, name: &str, query: &str) -> Result<Ranking> {
+    let start = Instant::now();
+    let mut ranked = match name {
+        "bm25-files" => {
+            let baseline = code_files_bm25(index);
+            let start = Instant::now();
+            let files = baseline
+                .rank(query, 50)
+                .into_iter()
+                .map(|(p, _)| p)
+                .collect();
+            return Ok(Ranking {
+                files,
+                chunks: Vec::new(),
+                ms: start.elapsed().as_secs_f64() * 1000.0,
+            });
+        }
+        "bm25f" | "lode-query" => {
+            let opts = SearchOptions {
+                top_k: 50,
+                snippet_lines: 0,
+                semantic: name != "bm25f",
+                rerank: name != "bm25f",
+                ..SearchOptions::default()
+            };
+            let hits = lode_search::search(index, query, &opts)?.hits;
+            from_hits(&hits)
+        }
+        _ => {
+            let opts = TaskOptions {
+                files: 20,
+                snippet_lines: 0,
+                ..TaskOptions::default()
+            };
+            let results = lode_search::task_search(index, query, &opts)?;
+            let mut r = from_hits(&results.hits(50));
+            r.files = results.files.iter().map(|f| f.path.clone()).collect();
+            r
+        }
+    };
+    ranked.ms = start.elapsed().as_secs_f64() * 1000.0;
+    Ok(ranked)
+}
+
+fn from_hits(hits: &[SearchHit]) -> Ranking {
+    let mut files: Vec<String> = Vec::new();
+    for h in hits {
+        if !files.contains(&h.path) {
+            files.push(h.path.clone());
+        }
+    }
+    let chunks = hits
+        .iter()
+        .map(|h| {
+            let mut c = ResultChunk::new(h.path.clone(), h.start_line, h.end_line);
+            c.symbol = h.symbol.as_ref().map(|s| match &h.container {
+                Some(container) => format!("{container}.{s}"),
+                None => s.clone(),
+            });
+            c
+        })
+        .collect();
+    Ranking {
+        files,
+        chunks,
+        ms: 0.0,
+    }
+}
+
+/// The baseline over the index's code files, read from the tree.
+fn code_files_bm25(index: &Index) -> FileBm25 {
+    let paths = index.indexed_paths(&Filter::default()).unwrap_or_default();
+    let docs = paths.into_iter().filter_map(|p| {
+        let lang = index.file(&p).ok()??.lang;
+        if !Language::from_name(&lang).is_some_and(Language::is_code) {
+            return None;
+        }
+        let text = index.file_text(&p)?;
+        Some((p, text))
+    });
+    FileBm25::new(docs)
 }
 
 #[cfg(test)]
@@ -231,16 +435,55 @@ mod tests {
         assert!(e.to_string().contains("cannot check out deadbeef"), "{e}");
     }
 
+    fn ranking(files: &[&str]) -> Ranking {
+        Ranking {
+            files: files.iter().map(|f| f.to_string()).collect(),
+            chunks: files
+                .iter()
+                .enumerate()
+                .map(|(i, f)| {
+                    let mut c = ResultChunk::new(*f, 1, 2);
+                    c.symbol = Some(format!("f{i}"));
+                    c
+                })
+                .collect(),
+            ms: 1.0,
+        }
+    }
+
     #[test]
-    fn file_scores_count_distinct_files_in_rank_order() {
-        let ranked: Vec<String> = ["a.py", "b.py", "c.py"].map(String::from).to_vec();
+    fn scores_count_distinct_files_in_rank_order() {
+        let ranked = ranking(&["a.py", "b.py", "c.py"]);
         let mut s = FileScores::default();
-        s.add(&ranked, &["b.py".into(), "z.py".into()]);
-        s.add(&ranked, &["a.py".into()]);
+        s.add(&ranked, &["b.py".into(), "z.py".into()], &[]);
+        s.add(&ranked, &["a.py".into()], &[]);
         let s = s.mean();
         assert_eq!(s.cases, 2);
         assert!((s.recall_at_1 - 0.5).abs() < 1e-9, "{s:?}"); // 0 then 1
         assert!((s.recall_at_5 - 0.75).abs() < 1e-9, "{s:?}"); // 0.5 then 1
+        assert!((s.hit_at_5 - 0.5).abs() < 1e-9, "{s:?}"); // z.py missing, then all
         assert!((s.mrr_at_10 - 0.75).abs() < 1e-9, "{s:?}"); // 1/2 then 1
+        assert_eq!(s.function_cases, 0);
+    }
+
+    #[test]
+    fn a_function_hit_needs_the_symbol_in_its_file_within_k() {
+        let ranked = ranking(&["a.py", "b.py", "c.py", "d.py", "e.py", "f.py"]);
+        let gold = |path: &str, name: &str| SymbolTarget {
+            path: path.into(),
+            name: name.into(),
+        };
+        let mut s = FileScores::default();
+        s.add(&ranked, &["f.py".into()], &[gold("f.py", "f5")]); // 6th: a hit at 10 only
+        s.add(
+            &ranked,
+            &["a.py".into()],
+            &[gold("a.py", "f0"), gold("a.py", "imports")],
+        );
+        s.add(&ranked, &["b.py".into()], &[gold("b.py", "imports")]); // no function: not counted
+        let s = s.mean();
+        assert_eq!(s.function_cases, 2);
+        assert!((s.function_hit_at_5 - 0.5).abs() < 1e-9, "{s:?}");
+        assert!((s.function_hit_at_10 - 1.0).abs() < 1e-9, "{s:?}");
     }
 }

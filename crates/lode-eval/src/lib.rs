@@ -23,6 +23,8 @@
 //! - [`SuiteReport`]: per-repository [`RepoRun`]s aggregated the Semble way
 //!   (headline = mean over repositories of each repository's mean), with the
 //!   repositories that ran at their pinned revision and the skipped ones.
+//! - [`FileBm25`]: the whole-file Okapi BM25 baseline that task-retrieval
+//!   reports set lode beside (its own tokenizer, [`bm25_tokens`]).
 //! - [`UpstreamRun`]: published per-repository results
 //!   ([`load_upstream_dir`]); [`compare`] sets a [`SuiteReport`] beside them
 //!   as a [`Comparison`].
@@ -103,6 +105,7 @@
 //! println!("{}", report.render_text());
 //! ```
 
+mod baseline;
 mod case;
 mod error;
 mod metrics;
@@ -114,6 +117,7 @@ mod table;
 mod target;
 mod upstream;
 
+pub use baseline::{FileBm25, bm25_tokens};
 pub use case::{
     Case, SymbolTarget, group_by_repo, infer_category, load_cases, load_jsonl,
     load_semble_annotations, parse_jsonl, parse_semble_annotations,

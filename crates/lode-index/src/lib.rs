@@ -23,6 +23,9 @@
 //! - [`Index`] reads one committed state: BM25F candidates over code-aware
 //!   [`tokens`] ([`lexical`]), chunks, symbols and statistics, and the
 //!   call sites and imports the call graph (`lode-graph`) resolves.
+//! - [`Index::file_lexical`] scores whole files (a task's evidence is
+//!   spread over a file) from the same postings: [`FileBm25Params`],
+//!   [`FileScore`].
 //! - [`refresh()`] is what every query calls first: a stat pass, and an
 //!   incremental build when something changed. [`refresh_and()`] runs the
 //!   query itself beside the stat pass, keeping its answer when nothing
@@ -67,6 +70,7 @@ pub mod tokens;
 mod top;
 pub mod vectors;
 mod walk;
+mod whole_file;
 
 pub use build::{
     BuildOptions, BuildReport, StatDiff, WalkBasis, build, build_with_walk, fingerprint, stat_diff,
@@ -82,3 +86,4 @@ pub use refresh::{
 pub use relations::{CallRow, ImportRow};
 pub use store::{Manifest, ManifestEntry, SCHEMA_VERSION, Store, WAL_LIMIT_BYTES};
 pub use walk::{SkipReason, WalkReport, WalkedFile, content_reason, walk};
+pub use whole_file::{FileBm25Params, FileScore};

@@ -678,6 +678,37 @@ impl Active {
         self.layer.postings.get(term).map_or(&[], Vec::as_slice)
     }
 
+    /// Each overlay file's length in name and body tokens (what whole-file
+    /// scoring normalises by), read off the postings: every chunk with a
+    /// token has one.
+    pub(crate) fn file_lengths(&self) -> HashMap<&str, u32> {
+        let mut chunk_len: HashMap<i64, u32> = HashMap::new();
+        for list in self.layer.postings.values() {
+            for p in list {
+                chunk_len.insert(p.chunk, p.len.name + p.len.body);
+            }
+        }
+        let mut out: HashMap<&str, u32> = HashMap::new();
+        for (id, len) in chunk_len {
+            if let Some(c) = self.chunk(id) {
+                *out.entry(c.path.as_str()).or_default() += len;
+            }
+        }
+        out
+    }
+
+    /// The overlay's chunk ids of `path`, in line order.
+    pub(crate) fn chunk_ids(&self, path: &str) -> Vec<i64> {
+        let mut chunks: Vec<&ChunkRow> = self
+            .layer
+            .chunks
+            .iter()
+            .filter(|c| c.path == path)
+            .collect();
+        chunks.sort_by_key(|c| c.start_line);
+        chunks.into_iter().map(|c| c.id).collect()
+    }
+
     /// Whether `filter` admits overlay chunk `id`.
     pub(crate) fn admits_chunk(&self, filter: &Filter, id: i64) -> bool {
         self.chunk(id)

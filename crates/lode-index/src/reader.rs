@@ -24,6 +24,8 @@ pub struct Index {
     pub location: IndexLocation,
     stats_cache: OnceLock<LexicalStats>,
     vectors_cache: OnceLock<StoredVectors>,
+    /// Which file each chunk is in, and each file's length, for whole-file scoring.
+    file_table: OnceLock<Arc<crate::whole_file::FileTable>>,
     postings_cache: Mutex<PostingsCache>,
     /// The lexical scores of the query under way, kept to spare each query
     /// an array the size of the index.
@@ -163,8 +165,8 @@ impl PostingsCache {
 
 /// One term's postings, and their pseudo-frequencies once a query has
 /// computed them (see [`TermPostings::pseudo_frequencies`]).
-struct TermPostings {
-    list: Vec<Posting>,
+pub(crate) struct TermPostings {
+    pub(crate) list: Vec<Posting>,
     pseudo: OnceLock<(ScoringKey, Vec<f64>)>,
 }
 
@@ -333,6 +335,7 @@ impl Index {
             location: loc.clone(),
             stats_cache: OnceLock::new(),
             vectors_cache: OnceLock::new(),
+            file_table: OnceLock::new(),
             postings_cache: Mutex::new(PostingsCache::default()),
             score_board: Mutex::new(ScoreBoard::default()),
             chunk_rows: Mutex::new(RowCache::default()),
@@ -361,6 +364,7 @@ impl Index {
     /// only needs the touched paths read again: `Store::patch_manifest`).
     pub fn after_build(&mut self, report: &crate::BuildReport, old: &Manifest) -> Result<bool> {
         self.stats_cache.take();
+        self.file_table.take();
         let tx = self
             .store
             .connection()
@@ -431,6 +435,10 @@ impl Index {
         Ok(v)
     }
 
+    pub(crate) fn file_table_slot(&self) -> &OnceLock<Arc<crate::whole_file::FileTable>> {
+        &self.file_table
+    }
+
     pub(crate) fn overlay_slot(&self) -> &RefCell<Option<Arc<Active>>> {
         &self.overlay
     }
@@ -445,7 +453,7 @@ impl Index {
 
     /// A term's decoded postings, kept for the life of this open index (it
     /// sees one committed state) up to [`POSTINGS_CACHE_ENTRIES`] in all.
-    fn postings(
+    pub(crate) fn postings(
         &self,
         stmt: &mut rusqlite::CachedStatement,
         term: &str,
@@ -520,6 +528,19 @@ impl Index {
         filter: &Filter,
         limit: usize,
     ) -> Result<Vec<(i64, f64)>> {
+        let weighted: Vec<(&str, f64)> = terms.iter().map(|t| (t.as_str(), 1.0)).collect();
+        self.lexical_weighted(&weighted, params, filter, limit)
+    }
+
+    /// [`lexical`](Self::lexical) with a weight per term: each term's BM25F
+    /// score counts its weight times (a task's code words above its prose).
+    pub fn lexical_weighted(
+        &self,
+        terms: &[(&str, f64)],
+        params: &Bm25Params,
+        filter: &Filter,
+        limit: usize,
+    ) -> Result<Vec<(i64, f64)>> {
         if terms.is_empty() || limit == 0 {
             return Ok(Vec::new());
         }
@@ -539,7 +560,7 @@ impl Index {
         board.reset(stats.max_chunk_id);
         // Overlay chunks (negative ids) are scored on the same scale, aside.
         let mut overlay_scores: BTreeMap<i64, f64> = BTreeMap::new();
-        for term in terms {
+        for &(term, weight) in terms {
             let disk = self.postings(&mut stmt, term)?;
             let (disk, pseudo) = match &disk {
                 Some(d) => (
@@ -556,7 +577,7 @@ impl Index {
                 None => disk.len(),
                 Some(o) => disk.iter().filter(|p| !o.masks_chunk(p.chunk)).count() + extra.len(),
             };
-            let idf = params.idf(&collection, df as f64);
+            let idf = weight * params.idf(&collection, df as f64);
             for (p, &pseudo) in disk.iter().zip(pseudo.iter()) {
                 if board.holds(p.chunk)
                     && allowed.as_ref().is_none_or(|a| a.contains(&p.chunk))

@@ -43,8 +43,10 @@ fn words(text: &str, mut emit: impl FnMut(&str)) {
 
 pub use lode_core::ident::split_identifier;
 
-/// Appends the tokens of `text` to `out`, space-separated, for the full-text index.
-pub fn push_tokens(text: &str, out: &mut String) {
+/// Calls `emit` with each word of `text` as the index tokenizes it: the whole
+/// word lower-cased, and its parts when it has more than one (`parseConfig`
+/// → `parseconfig`, [`parse`, `config`]; `max-size` → `max_size`, [`max`, `size`]).
+pub fn each_word(text: &str, mut emit: impl FnMut(&str, &[String])) {
     words(text, |w| {
         if w.len() > MAX_TOKEN {
             return;
@@ -54,14 +56,19 @@ pub fn push_tokens(text: &str, out: &mut String) {
         if whole.is_empty() {
             return;
         }
+        let parts = split_identifier(w);
+        emit(whole, if parts.len() > 1 { &parts } else { &[] });
+    });
+}
+
+/// Appends the tokens of `text` to `out`, space-separated, for the full-text index.
+pub fn push_tokens(text: &str, out: &mut String) {
+    each_word(text, |whole, parts| {
         out.push_str(whole);
         out.push(' ');
-        let parts = split_identifier(w);
-        if parts.len() > 1 {
-            for p in parts {
-                out.push_str(&p);
-                out.push(' ');
-            }
+        for p in parts {
+            out.push_str(p);
+            out.push(' ');
         }
     });
 }

@@ -38,6 +38,7 @@ mod rank;
 pub mod render;
 mod search;
 mod source;
+pub mod task;
 
 pub use filter::filter;
 pub use grep::{GrepGroup, GrepLine, GrepOptions, GrepResults, grep, validate_regex};
@@ -46,6 +47,7 @@ pub use outline::{
 };
 pub use search::{Partial, SearchHit, SearchOptions, SearchResults, search};
 pub use source::clip;
+pub use task::{FileHit, Mode, TaskOptions, TaskResults, task_search};
 
 /// Version of the JSON output schema (`docs/json.md`).
 pub const JSON_SCHEMA_VERSION: u32 = 1;

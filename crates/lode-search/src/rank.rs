@@ -429,7 +429,7 @@ impl QueryShape {
     }
 }
 
-fn is_test_path(path: &str) -> bool {
+pub(crate) fn is_test_path(path: &str) -> bool {
     let lower = path.to_ascii_lowercase();
     let file = path.rsplit('/').next().unwrap_or(path);
     let stem = file.split('.').next().unwrap_or(file);
@@ -457,7 +457,7 @@ fn is_data(lang: &str) -> bool {
     matches!(lang, "json" | "yaml" | "toml")
 }
 
-fn is_example_path(path: &str) -> bool {
+pub(crate) fn is_example_path(path: &str) -> bool {
     path.split('/').any(|seg| {
         matches!(
             seg,

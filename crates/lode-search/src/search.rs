@@ -77,7 +77,7 @@ pub struct Partial {
 
 /// Candidates' scores by chunk id (foldhash: a few hundred integer keys per
 /// query, and nothing depends on their order).
-type Scores = HashMap<i64, f64, foldhash::fast::RandomState>;
+pub(crate) type Scores = HashMap<i64, f64, foldhash::fast::RandomState>;
 
 /// Candidates fetched per requested hit: reranking needs a deeper pool.
 const POOL_FACTOR: usize = 10;
@@ -130,7 +130,7 @@ const RRF_K: f64 = 60.0;
 
 /// Weighted reciprocal-rank fusion of the lexical and dense rankings (scaled
 /// by 100 for readable scores).
-fn fuse(lexical: &[(i64, f64)], dense: &[(i64, f64)], semantic_weight: f64) -> Scores {
+pub(crate) fn fuse(lexical: &[(i64, f64)], dense: &[(i64, f64)], semantic_weight: f64) -> Scores {
     let mut out = Scores::default();
     for (list, weight) in [(lexical, 1.0 - semantic_weight), (dense, semantic_weight)] {
         for (rank, (id, _)) in list.iter().enumerate() {
@@ -140,7 +140,12 @@ fn fuse(lexical: &[(i64, f64)], dense: &[(i64, f64)], semantic_weight: f64) -> S
     out
 }
 
-fn to_hit(index: &Index, c: Arc<ChunkRow>, score: f64, snippet_lines: usize) -> SearchHit {
+pub(crate) fn to_hit(
+    index: &Index,
+    c: Arc<ChunkRow>,
+    score: f64,
+    snippet_lines: usize,
+) -> SearchHit {
     let c = Arc::unwrap_or_clone(c);
     let snippet = chunk_lines(index, &c.path, c.start_byte, c.end_byte, snippet_lines)
         .iter()

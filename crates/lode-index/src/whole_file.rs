@@ -1,0 +1,291 @@
+//! Whole-file lexical scoring: BM25 with each file one document, from the
+//! chunk postings the index already keeps.
+//!
+//! A task's evidence is spread over a file — a name in one function, an
+//! error message in another, an import at the top — and a file that holds
+//! most of it is the likely place of the change even when no single chunk
+//! stands out. Chunks never overlap, so a file's term frequency is the sum
+//! of its chunks' (names and body); its path counts once, not once per
+//! chunk.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use lode_core::Result;
+
+use crate::reader::{Filter, Index};
+
+/// Parameters of whole-file BM25.
+#[derive(Clone, Copy, Debug)]
+pub struct FileBm25Params {
+    pub k1: f64,
+    pub b: f64,
+    /// How much a path token counts against one in a name or the body.
+    pub path_weight: f64,
+    /// How much a defined name's token counts against one in the body.
+    pub name_weight: f64,
+}
+
+impl Default for FileBm25Params {
+    fn default() -> FileBm25Params {
+        FileBm25Params {
+            k1: 1.2,
+            b: 0.75,
+            path_weight: 2.0,
+            name_weight: 2.0,
+        }
+    }
+}
+
+/// A file's whole-file score.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FileScore {
+    pub path: String,
+    pub lang: String,
+    pub score: f64,
+}
+
+/// Which file each chunk is in and how long each file is, read once per
+/// open index.
+pub(crate) struct FileTable {
+    /// By chunk id: the file's slot in `files`, or `u32::MAX`.
+    chunk_file: Vec<u32>,
+    files: Vec<FileEntry>,
+    average_len: f64,
+}
+
+struct FileEntry {
+    path: String,
+    lang: String,
+    /// Name and body tokens of all its chunks.
+    len: u32,
+}
+
+/// One file's frequencies of the term being scored.
+#[derive(Clone, Copy, Default)]
+struct Frequencies {
+    text: f64,
+    path: u32,
+}
+
+impl Index {
+    /// The best files for weighted `terms` by whole-file BM25, best first
+    /// (ties by path), at most `limit`. An overlay over the index is scored
+    /// with it: its files replace the disk's.
+    pub fn file_lexical(
+        &self,
+        terms: &[(&str, f64)],
+        params: &FileBm25Params,
+        filter: &Filter,
+        limit: usize,
+    ) -> Result<Vec<FileScore>> {
+        if terms.is_empty() || limit == 0 {
+            return Ok(Vec::new());
+        }
+        let table = self.file_table()?;
+        let over = self.active_overlay();
+        // Overlay files take slots after the disk's, for this query only.
+        let mut extra: Vec<FileEntry> = Vec::new();
+        let mut extra_slot: HashMap<String, u32> = HashMap::new();
+        if let Some(o) = &over {
+            for (path, len) in o.file_lengths() {
+                let lang = self
+                    .file(path)?
+                    .map(|f| f.lang)
+                    .unwrap_or_else(|| "text".to_string());
+                extra_slot.insert(path.to_string(), (table.files.len() + extra.len()) as u32);
+                extra.push(FileEntry {
+                    path: path.to_string(),
+                    lang,
+                    len,
+                });
+            }
+        }
+        let entry = |slot: u32| -> &FileEntry {
+            let slot = slot as usize;
+            table
+                .files
+                .get(slot)
+                .unwrap_or_else(|| &extra[slot - table.files.len()])
+        };
+        // A disk file the overlay replaces or deletes is out; its overlay
+        // version (a slot after the disk's) is in.
+        let disk_files = table.files.len();
+        let admitted: Vec<bool> = (0..disk_files + extra.len())
+            .map(|slot| {
+                let e = entry(slot as u32);
+                filter.admits(&e.path, &e.lang)
+                    && (slot >= disk_files || over.as_ref().is_none_or(|o| !o.masks(&e.path)))
+            })
+            .collect();
+        let files = admitted.iter().filter(|a| **a).count() as f64;
+        let mut stmt = self
+            .store()
+            .connection()
+            .prepare_cached("SELECT data FROM postings WHERE term = ?1 ORDER BY block")
+            .map_err(|e| self.err(e))?;
+        let mut scores: HashMap<u32, f64> = HashMap::new();
+        let mut per_file: HashMap<u32, Frequencies> = HashMap::new();
+        for &(term, weight) in terms {
+            per_file.clear();
+            let disk = self.postings(&mut stmt, term)?;
+            for p in disk.iter().flat_map(|d| d.list.iter()) {
+                if over.as_ref().is_some_and(|o| o.masks_chunk(p.chunk)) {
+                    continue;
+                }
+                let Some(&slot) = table.chunk_file.get(p.chunk as usize) else {
+                    continue;
+                };
+                if slot == u32::MAX || !admitted[slot as usize] {
+                    continue;
+                }
+                count(&mut per_file, slot, p, params);
+            }
+            if let Some(o) = &over {
+                for p in o.postings(term) {
+                    let Some(slot) = o.chunk(p.chunk).and_then(|c| extra_slot.get(&c.path)) else {
+                        continue;
+                    };
+                    if admitted[*slot as usize] {
+                        count(&mut per_file, *slot, p, params);
+                    }
+                }
+            }
+            if per_file.is_empty() {
+                continue;
+            }
+            let df = per_file.len() as f64;
+            let idf = weight * (1.0 + (files - df + 0.5) / (df + 0.5)).ln();
+            for (&slot, f) in &per_file {
+                let len = f64::from(entry(slot).len);
+                let norm = 1.0 - params.b + params.b * len / table.average_len.max(1.0);
+                let pseudo = f.text / norm + params.path_weight * f64::from(f.path);
+                *scores.entry(slot).or_default() +=
+                    idf * pseudo * (params.k1 + 1.0) / (params.k1 + pseudo);
+            }
+        }
+        let mut ranked: Vec<(u32, f64)> = scores.into_iter().collect();
+        ranked.sort_by(|a, b| {
+            b.1.total_cmp(&a.1)
+                .then_with(|| entry(a.0).path.cmp(&entry(b.0).path))
+        });
+        Ok(ranked
+            .into_iter()
+            .take(limit)
+            .map(|(slot, score)| {
+                let e = entry(slot);
+                FileScore {
+                    path: e.path.clone(),
+                    lang: e.lang.clone(),
+                    score,
+                }
+            })
+            .collect())
+    }
+
+    /// The chunk-to-file table, read once per open index.
+    fn file_table(&self) -> Result<Arc<FileTable>> {
+        if let Some(t) = self.file_table_slot().get() {
+            return Ok(t.clone());
+        }
+        // One committed state for both reads.
+        let tx = self
+            .store()
+            .connection()
+            .unchecked_transaction()
+            .map_err(|e| self.err(e))?;
+        let mut slot_of: HashMap<i64, u32> = HashMap::new();
+        let mut files: Vec<FileEntry> = Vec::new();
+        {
+            let mut stmt = tx
+                .prepare_cached(
+                    "SELECT id, path, lang FROM files WHERE skip_reason IS NULL ORDER BY id",
+                )
+                .map_err(|e| self.err(e))?;
+            let mut rows = stmt.query([]).map_err(|e| self.err(e))?;
+            while let Some(r) = rows.next().map_err(|e| self.err(e))? {
+                slot_of.insert(r.get(0).map_err(|e| self.err(e))?, files.len() as u32);
+                files.push(FileEntry {
+                    path: r.get(1).map_err(|e| self.err(e))?,
+                    lang: r.get(2).map_err(|e| self.err(e))?,
+                    len: 0,
+                });
+            }
+        }
+        let mut chunk_file: Vec<u32> = Vec::new();
+        {
+            let mut stmt = tx
+                .prepare_cached("SELECT id, file_id, len_name + len_body FROM chunks")
+                .map_err(|e| self.err(e))?;
+            let mut rows = stmt.query([]).map_err(|e| self.err(e))?;
+            while let Some(r) = rows.next().map_err(|e| self.err(e))? {
+                let id: i64 = r.get(0).map_err(|e| self.err(e))?;
+                let file: i64 = r.get(1).map_err(|e| self.err(e))?;
+                let len: i64 = r.get(2).map_err(|e| self.err(e))?;
+                let (Ok(id), Some(&slot)) = (usize::try_from(id), slot_of.get(&file)) else {
+                    continue;
+                };
+                if chunk_file.len() <= id {
+                    chunk_file.resize(id + 1, u32::MAX);
+                }
+                chunk_file[id] = slot;
+                let f = &mut files[slot as usize];
+                f.len = f
+                    .len
+                    .saturating_add(u32::try_from(len.max(0)).unwrap_or(u32::MAX));
+            }
+        }
+        drop(tx);
+        let with_text: Vec<f64> = files.iter().map(|f| f64::from(f.len)).collect();
+        let average_len = if with_text.is_empty() {
+            0.0
+        } else {
+            with_text.iter().sum::<f64>() / with_text.len() as f64
+        };
+        let table = Arc::new(FileTable {
+            chunk_file,
+            files,
+            average_len,
+        });
+        let _ = self.file_table_slot().set(table.clone());
+        Ok(table)
+    }
+}
+
+/// Adds one chunk's frequencies of a term to its file's.
+fn count(
+    per_file: &mut HashMap<u32, Frequencies>,
+    slot: u32,
+    p: &crate::lexical::Posting,
+    params: &FileBm25Params,
+) {
+    let f = per_file.entry(slot).or_default();
+    f.text += f64::from(p.tf.body) + params.name_weight * f64::from(p.tf.name);
+    // Every chunk of a file carries the same path.
+    f.path = f.path.max(p.tf.path);
+}
+
+impl Index {
+    /// The ids of a file's chunks in line order (an overlay's version of the
+    /// file when one is over the index); empty for a file the index lacks.
+    pub fn file_chunk_ids(&self, path: &str) -> Result<Vec<i64>> {
+        if let Some(o) = self.active_overlay()
+            && o.masks(path)
+        {
+            return Ok(o.chunk_ids(path));
+        }
+        let mut stmt = self
+            .store()
+            .connection()
+            .prepare_cached(
+                "SELECT c.id FROM chunks c JOIN files f ON f.id = c.file_id \
+                 WHERE f.path = ?1 ORDER BY c.start_line",
+            )
+            .map_err(|e| self.err(e))?;
+        let rows = stmt
+            .query_map([path], |r| r.get::<_, i64>(0))
+            .map_err(|e| self.err(e))?;
+        rows.collect::<rusqlite::Result<Vec<i64>>>()
+            .map_err(|e| self.err(e))
+    }
+}

@@ -1,0 +1,763 @@
+//! Reading a task's text for its signals: the paths, stack-trace frames,
+//! identifiers, error names, quoted messages and code it holds, apart from
+//! its prose.
+//!
+//! An issue is written for people: most of its words are prose, and the few
+//! that name code — `requests/sessions.py`, `File "x.py", line 3, in f`,
+//! `builtin_str`, `ValueError` — say far more about where the fix goes.
+//! [`TaskText::parse`] finds them; [`TaskText::terms`] turns the whole into
+//! weighted lexical terms, code-shaped words above prose, repeated words
+//! saturating.
+
+use std::collections::HashMap;
+use std::sync::LazyLock;
+
+use regex::Regex;
+use serde::Serialize;
+
+/// A task text longer than this is read up to here (at a line boundary):
+/// the signals of an issue are in its first pages, and parsing stays bounded.
+pub const MAX_TASK_BYTES: usize = 64 * 1024;
+
+/// Identifiers kept at most (first seen first).
+const MAX_IDENTIFIERS: usize = 200;
+
+/// A file path the text names, with the line when it gives one.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct PathMention {
+    pub path: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line: Option<u32>,
+}
+
+/// One frame of a stack trace: where it ran and in which function, as far
+/// as the trace's format says.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Frame {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub function: Option<String>,
+}
+
+/// What a task's text says, sorted by kind of signal.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct TaskText {
+    /// File paths named outside trace frames (`src/app.py`, `sessions.py:12`).
+    pub paths: Vec<PathMention>,
+    /// Dotted or `::` module paths (`sympy.core.basic`, `tokio::net`), as
+    /// their segments joined by `/`.
+    pub modules: Vec<String>,
+    /// Stack-trace frames, in the order given.
+    pub frames: Vec<Frame>,
+    /// Words written as code (snake_case, camelCase, `a.b`, `A::b`,
+    /// `f()`, anything in backticks or in code), distinct, first seen first.
+    pub identifiers: Vec<String>,
+    /// Exception and error names (`ValueError`, `NullPointerException`, `E0308`).
+    pub errors: Vec<String>,
+    /// Error messages: quoted in the prose, or after an error's name.
+    pub messages: Vec<String>,
+    /// The code blocks (fenced, indented, REPL lines), each as written.
+    pub code: Vec<String>,
+    /// The rest: prose.
+    pub prose: String,
+    /// Whether the text asks about documentation itself.
+    pub wants_docs: bool,
+}
+
+/// How much a term counts, by where it was found: code-shaped words say
+/// more than prose.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TermWeights {
+    /// A path, module, frame function or error name.
+    pub named: f64,
+    /// An identifier written as code.
+    pub identifier: f64,
+    /// A part of a compound identifier (`builtin` of `builtin_str`).
+    pub part: f64,
+    /// A word in a code block.
+    pub code: f64,
+    /// A prose word.
+    pub prose: f64,
+}
+
+impl Default for TermWeights {
+    fn default() -> TermWeights {
+        TermWeights {
+            named: 3.0,
+            identifier: 2.0,
+            part: 1.0,
+            code: 1.0,
+            prose: 0.6,
+        }
+    }
+}
+
+static FENCE: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"^\s*(```|~~~)").unwrap());
+static PY_FRAME: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r#"^\s*File "(?P<path>[^"]+)", line (?P<line>\d+)(?:, in (?P<func>[\w<>.$]+))?"#)
+        .unwrap()
+});
+static JVM_FRAME: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^\s*at (?P<qual>[\w$.<>/]+)\((?P<file>[\w$.\- ]+?)(?::(?P<line>\d+))?\)").unwrap()
+});
+static JS_FRAME: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"^\s*at (?:(?:async |new )?(?P<func>[^\s(]+) \()?(?P<path>[^\s()]+?):(?P<line>\d+):\d+\)?\s*$",
+    )
+    .unwrap()
+});
+static FIREFOX_FRAME: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^\s*(?P<func>[\w$.<>/]*)@(?P<path>[^\s@]+?):(?P<line>\d+):\d+\s*$").unwrap()
+});
+static RUST_BT_FUNC: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^\s*\d+: (?P<func>[\w:<>$ ]+?)(?:::h[0-9a-f]{16})?\s*$").unwrap()
+});
+static AT_PATH: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^\s*at (?P<path>[^\s:()]+):(?P<line>\d+)(?::\d+)?\s*$").unwrap());
+static GO_FUNC: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^(?P<func>[\w./\-]+(?:\.\(\*?[\w]+\))?\.[\w]+)\(.*\)\s*$").unwrap()
+});
+static GO_PATH: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^\s+(?P<path>\S+\.go):(?P<line>\d+)(?: \+0x[0-9a-f]+)?\s*$").unwrap()
+});
+static NATIVE_FRAME: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"^\s*#\d+\s+(?:0x[0-9a-fA-F]+ in )?(?P<func>[\w:~<>]+)\s*(?:\(.*?\))?\s+(?:at )?(?P<path>[^\s:]+):(?P<line>\d+)",
+    )
+    .unwrap()
+});
+static PANIC_AT: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"panicked at (?:'.*?', )?(?P<path>[^\s:']+\.rs):(?P<line>\d+)(?::\d+)?").unwrap()
+});
+/// A path with a known source or config extension, possibly with `:line`.
+static PATH: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?P<path>(?:[\w.\-@+]+/)*[\w.\-@+]*\w\.(?:py|pyi|pyx|rs|go|java|kt|kts|scala|js|jsx|mjs|cjs|ts|tsx|mts|c|h|cc|cpp|cxx|hpp|hh|cs|rb|php|swift|ex|exs|hs|lua|zig|sh|m|mm|vue|svelte|toml|yaml|yml|json|cfg|ini|rst|md))(?::(?P<line>\d+))?\b",
+    )
+    .unwrap()
+});
+/// `a.b.c`, `A::b::C`: two or more segments.
+static QUALIFIED: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"[A-Za-z_][\w$]*(?:(?:\.|::)[A-Za-z_][\w$]*)+").unwrap());
+static WORD: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"\b[A-Za-z_$][\w$]*(?:\(\))?").unwrap());
+static ERROR_NAME: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"\b(?:[A-Z][A-Za-z0-9]*(?:Error|Exception|Warning|Panic|Fault|Failure|Interrupt|Exit)|E\d{4})\b",
+    )
+    .unwrap()
+});
+/// `ValueError: message`, `error: message`, `panic: message`.
+static ERROR_LINE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"^\s*(?:[\w.]*(?:Error|Exception|Warning)|error(?:\[E\d{4}\])?|panic|fatal|FATAL|ERROR|E)\s*:\s+(?P<msg>.{8,})$",
+    )
+    .unwrap()
+});
+static BACKTICK: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"`([^`\n]{1,200})`").unwrap());
+static QUOTED: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r#""([^"\n]{12,300})"|'([^'\n]{12,300})'"#).unwrap());
+/// Words that ask about documentation itself.
+static DOCS: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:documentation|docs|readme|changelog|tutorial|typo in the doc)").unwrap()
+});
+
+/// Segments that begin a qualified name without naming a module.
+const RECEIVERS: &[&str] = &["self", "this", "cls", "super", "crate", "Self"];
+
+impl TaskText {
+    /// Reads `text` (its first [`MAX_TASK_BYTES`]).
+    pub fn parse(text: &str) -> TaskText {
+        let text = bounded(text);
+        let mut out = TaskText::default();
+        let mut seen_ident: HashMap<String, ()> = HashMap::new();
+        let mut prose = String::new();
+        let mut in_fence = false;
+        let mut block: Vec<&str> = Vec::new();
+        let mut after_blank = true;
+        let mut go_func: Option<String> = None;
+        let mut rust_func: Option<String> = None;
+        for line in text.lines() {
+            if FENCE.is_match(line) {
+                if in_fence {
+                    out.push_code(&mut block);
+                }
+                in_fence = !in_fence;
+                after_blank = false;
+                continue;
+            }
+            if let Some(frame) = out.frame(line, &mut go_func, &mut rust_func) {
+                // A frame's path is the frame's, not a path the text names;
+                // its function is a name the text writes as code.
+                if let Some(f) = &frame.function {
+                    push_distinct(&mut out.identifiers, &mut seen_ident, f);
+                }
+                if frame.path.as_deref().is_none_or(|p| !p.starts_with('<')) {
+                    out.frames.push(frame);
+                }
+                after_blank = false;
+                continue;
+            }
+            if let Some(m) = ERROR_LINE.captures(line) {
+                out.messages.push(m["msg"].trim().to_string());
+            }
+            let indented = line.starts_with("    ") || line.starts_with('\t');
+            let repl = ["$ ", ">>> ", "... ", "In [", "> "]
+                .iter()
+                .any(|p| line.trim_start().starts_with(p));
+            if in_fence || repl || (indented && (after_blank || !block.is_empty())) {
+                block.push(line);
+                out.push_line_code(line, &mut seen_ident);
+                after_blank = false;
+                continue;
+            }
+            out.push_code(&mut block);
+            after_blank = line.trim().is_empty();
+            out.read_prose_line(line, &mut seen_ident);
+            prose.push_str(line);
+            prose.push('\n');
+        }
+        out.push_code(&mut block);
+        out.wants_docs = DOCS.is_match(&prose);
+        out.prose = prose;
+        out.errors = distinct(ERROR_NAME.find_iter(text).map(|m| m.as_str().to_string()));
+        out.identifiers.truncate(MAX_IDENTIFIERS);
+        out.messages = distinct(out.messages.drain(..));
+        out.modules = distinct(out.modules.drain(..));
+        out.dedup_paths();
+        out
+    }
+
+    /// The text's lexical terms with their weights: each term counts by the
+    /// strongest place it was found (see [`TermWeights`]) times `1 + ln n`
+    /// for `n` occurrences in that place, so that a word repeated through
+    /// the prose saturates. Sorted by term.
+    pub fn terms(&self, w: &TermWeights) -> Vec<(String, f64)> {
+        let mut out: HashMap<String, f64> = HashMap::new();
+        let mut add = |counts: HashMap<String, u32>, weight: f64| {
+            for (term, n) in counts {
+                let v = weight * (1.0 + f64::from(n).ln());
+                let slot = out.entry(term).or_default();
+                *slot = slot.max(v);
+            }
+        };
+        let named: Vec<&str> = self
+            .paths
+            .iter()
+            .map(|p| p.path.as_str())
+            .chain(self.modules.iter().map(String::as_str))
+            .chain(self.frames.iter().filter_map(|f| f.function.as_deref()))
+            .chain(self.errors.iter().map(String::as_str))
+            .collect();
+        let (whole, parts) = split_counts(named.iter().copied());
+        add(whole, w.named);
+        add(parts, w.part);
+        let (whole, parts) = split_counts(self.identifiers.iter().map(String::as_str));
+        add(whole, w.identifier);
+        add(parts, w.part);
+        let (whole, parts) = split_counts(self.code.iter().map(String::as_str));
+        add(whole, w.code);
+        add(parts, w.code.min(w.part));
+        let (whole, parts) = split_counts(
+            self.prose
+                .lines()
+                .chain(self.messages.iter().map(String::as_str)),
+        );
+        add(whole, w.prose);
+        add(parts, w.prose);
+        let mut terms: Vec<(String, f64)> = out.into_iter().collect();
+        terms.sort_by(|a, b| a.0.cmp(&b.0));
+        terms
+    }
+
+    /// A frame of any trace format lode reads, or `None`. `go_func` and
+    /// `rust_func` carry a function line to the location line that follows it.
+    fn frame(
+        &mut self,
+        line: &str,
+        go_func: &mut Option<String>,
+        rust_func: &mut Option<String>,
+    ) -> Option<Frame> {
+        let at = |c: &regex::Captures, name| c.name(name).map(|m| m.as_str().to_string());
+        let line_no = |c: &regex::Captures| c.name("line").and_then(|m| m.as_str().parse().ok());
+        if let Some(c) = PY_FRAME.captures(line) {
+            return Some(Frame {
+                path: at(&c, "path").map(|p| clean_path(&p)),
+                line: line_no(&c),
+                function: at(&c, "func").filter(|f| !f.starts_with('<')),
+            });
+        }
+        if let Some(c) = GO_PATH.captures(line) {
+            return Some(Frame {
+                path: at(&c, "path").map(|p| clean_path(&p)),
+                line: line_no(&c),
+                function: go_func.take().map(|f| last_segment(&f).to_string()),
+            });
+        }
+        if let Some(c) = AT_PATH.captures(line) {
+            return Some(Frame {
+                path: at(&c, "path").map(|p| clean_path(&p)),
+                line: line_no(&c),
+                function: rust_func.take().map(|f| last_segment(&f).to_string()),
+            });
+        }
+        if let Some(c) = JS_FRAME.captures(line) {
+            return Some(Frame {
+                path: at(&c, "path").map(|p| clean_path(&p)),
+                line: line_no(&c),
+                function: at(&c, "func").map(|f| last_segment(&f).to_string()),
+            });
+        }
+        if let Some(c) = JVM_FRAME.captures(line) {
+            let qual = c["qual"].to_string();
+            let file = c["file"].trim().to_string();
+            let (class, method) = qual.rsplit_once('.').unwrap_or(("", &qual));
+            let path = file.contains('.').then(|| {
+                // The package's directories, then the file the frame names.
+                let package = class.rsplit_once('.').map_or("", |(p, _)| p);
+                if package.is_empty() {
+                    file.clone()
+                } else {
+                    format!("{}/{file}", package.replace('.', "/"))
+                }
+            });
+            return Some(Frame {
+                path,
+                line: line_no(&c),
+                function: Some(method.to_string()).filter(|m| !m.starts_with('<')),
+            });
+        }
+        if let Some(c) = NATIVE_FRAME.captures(line) {
+            return Some(Frame {
+                path: at(&c, "path").map(|p| clean_path(&p)),
+                line: line_no(&c),
+                function: at(&c, "func").map(|f| last_segment(&f).to_string()),
+            });
+        }
+        if let Some(c) = FIREFOX_FRAME.captures(line) {
+            return Some(Frame {
+                path: at(&c, "path").map(|p| clean_path(&p)),
+                line: line_no(&c),
+                function: at(&c, "func")
+                    .filter(|f| !f.is_empty())
+                    .map(|f| last_segment(&f).to_string()),
+            });
+        }
+        if let Some(c) = PANIC_AT.captures(line) {
+            return Some(Frame {
+                path: at(&c, "path").map(|p| clean_path(&p)),
+                line: line_no(&c),
+                function: None,
+            });
+        }
+        if let Some(c) = RUST_BT_FUNC.captures(line) {
+            *rust_func = Some(c["func"].trim().to_string());
+            return None;
+        }
+        if let Some(c) = GO_FUNC.captures(line) {
+            *go_func = Some(c["func"].to_string());
+        }
+        None
+    }
+
+    /// Ends a code block, keeping its text.
+    fn push_code(&mut self, block: &mut Vec<&str>) {
+        if block.iter().any(|l| !l.trim().is_empty()) {
+            self.code.push(block.join("\n"));
+        }
+        block.clear();
+    }
+
+    /// A line of code: its paths and modules are noted, and the words that
+    /// name code — compound names, calls (`f(`), attributes (`.x`), what
+    /// `def`/`class`/`import` introduce. The rest (a message printed in a
+    /// block) count as the block's words.
+    fn push_line_code(&mut self, line: &str, seen: &mut HashMap<String, ()>) {
+        self.find_paths(line);
+        for m in QUALIFIED.find_iter(line) {
+            self.push_module(m.as_str());
+        }
+        let mut previous = "";
+        for m in WORD.find_iter(line) {
+            let w = m.as_str().trim_end_matches("()");
+            let before = line[..m.start()].chars().next_back();
+            let after = line[m.end()..].trim_start().chars().next();
+            let names = looks_like_code(w)
+                || after == Some('(')
+                || m.as_str().ends_with("()")
+                || before == Some('.')
+                || matches!(
+                    previous,
+                    "def"
+                        | "class"
+                        | "fn"
+                        | "func"
+                        | "function"
+                        | "struct"
+                        | "import"
+                        | "from"
+                        | "interface"
+                        | "enum"
+                        | "trait"
+                        | "impl"
+                        | "type"
+                        | "new"
+                );
+            if names && w.len() >= 3 && !is_keyword(w) {
+                push_distinct(&mut self.identifiers, seen, w);
+            }
+            previous = w;
+        }
+    }
+
+    /// A prose line: paths, backticked code, quoted messages, and the words
+    /// written as code.
+    fn read_prose_line(&mut self, line: &str, seen: &mut HashMap<String, ()>) {
+        self.find_paths(line);
+        for c in BACKTICK.captures_iter(line) {
+            let inner = &c[1];
+            for m in QUALIFIED.find_iter(inner) {
+                self.push_module(m.as_str());
+            }
+            for m in WORD.find_iter(inner) {
+                let w = m.as_str().trim_end_matches("()");
+                if w.len() >= 2 && !is_keyword(w) {
+                    push_distinct(&mut self.identifiers, seen, w);
+                }
+            }
+        }
+        for c in QUOTED.captures_iter(line) {
+            let inner = c.get(1).or_else(|| c.get(2)).map_or("", |m| m.as_str());
+            if inner.split_whitespace().count() >= 3 {
+                self.messages.push(inner.trim().to_string());
+            }
+        }
+        for m in QUALIFIED.find_iter(line) {
+            let q = m.as_str();
+            // `e.g` and `i.e` are prose; a sentence's end has a space after
+            // the dot; a file name is a path, found as one.
+            if q.len() > 4
+                && !q.eq_ignore_ascii_case("e.g")
+                && !q.eq_ignore_ascii_case("i.e")
+                && !is_file_name(q)
+            {
+                self.push_module(q);
+                push_distinct(&mut self.identifiers, seen, q);
+            }
+        }
+        for m in WORD.find_iter(line) {
+            let w = m.as_str();
+            let call = w.ends_with("()");
+            let w = w.trim_end_matches("()");
+            if call || looks_like_code(w) {
+                push_distinct(&mut self.identifiers, seen, w);
+            }
+        }
+    }
+
+    fn find_paths(&mut self, line: &str) {
+        for c in PATH.captures_iter(line) {
+            let path = clean_path(&c["path"]);
+            // `e.g.` and version numbers end in a letter after a dot too.
+            if path.len() < 4 || path.starts_with('.') {
+                continue;
+            }
+            self.paths.push(PathMention {
+                path,
+                line: c.name("line").and_then(|m| m.as_str().parse().ok()),
+            });
+        }
+    }
+
+    /// A qualified name as a module path: `sympy.core.basic` →
+    /// `sympy/core/basic`; a leading receiver (`self.x`) names no module.
+    fn push_module(&mut self, q: &str) {
+        let segments: Vec<&str> = q.split(['.', ':']).filter(|s| !s.is_empty()).collect();
+        if segments.len() < 2 || RECEIVERS.contains(&segments[0]) || is_file_name(q) {
+            return;
+        }
+        self.modules.push(segments.join("/"));
+    }
+
+    /// Paths in first-seen order, a path named again with a line keeping
+    /// its first line.
+    fn dedup_paths(&mut self) {
+        let mut seen: HashMap<String, usize> = HashMap::new();
+        let mut out: Vec<PathMention> = Vec::new();
+        for p in self.paths.drain(..) {
+            match seen.get(&p.path) {
+                Some(&i) => {
+                    if out[i].line.is_none() {
+                        out[i].line = p.line;
+                    }
+                }
+                None => {
+                    seen.insert(p.path.clone(), out.len());
+                    out.push(p);
+                }
+            }
+        }
+        self.paths = out;
+    }
+
+    /// Whether the text reads as a task (an issue, a trace, a paragraph)
+    /// rather than a search query: many words, several lines, code or a
+    /// trace. A search query is a phrase or a sentence.
+    pub fn is_task_shaped(text: &str) -> bool {
+        let words = text.split_whitespace().count();
+        let lines = text.lines().filter(|l| !l.trim().is_empty()).count();
+        let sentences = text
+            .split_inclusive(['.', '?', '!'])
+            .filter(|s| s.ends_with(['.', '?', '!']) && s.split_whitespace().count() >= 3)
+            .count();
+        words >= 30
+            || lines >= 3
+            || (sentences >= 2 && words >= 16)
+            || FENCE.is_match(text)
+            || text
+                .lines()
+                .any(|l| PY_FRAME.is_match(l) || JVM_FRAME.is_match(l))
+    }
+}
+
+/// Whether `q` is a file name with a known extension (`hyperbolic.py`), not
+/// a qualified name.
+fn is_file_name(q: &str) -> bool {
+    PATH.find(q)
+        .is_some_and(|m| m.start() == 0 && m.end() == q.len())
+}
+
+/// `text` cut to [`MAX_TASK_BYTES`] at a line boundary (or a character one).
+fn bounded(text: &str) -> &str {
+    if text.len() <= MAX_TASK_BYTES {
+        return text;
+    }
+    let mut end = MAX_TASK_BYTES;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    let cut = &text[..end];
+    cut.rfind('\n').map_or(cut, |i| &cut[..i])
+}
+
+/// A path as a repository names it: `/` separators, no `./`, no drive or
+/// site-packages prefix left to guess at (the matcher compares suffixes).
+fn clean_path(p: &str) -> String {
+    let p = p.replace('\\', "/");
+    let p = p.trim_start_matches("file://");
+    // A URL's path: `http://localhost:3000/static/app.js` → `static/app.js`.
+    let p = match p.split_once("://") {
+        Some((_, rest)) => rest.split_once('/').map_or(rest, |(_, path)| path),
+        None => p,
+    };
+    let p = p.trim_start_matches("./");
+    p.trim_end_matches([':', ',', ')', '.']).to_string()
+}
+
+/// The last segment of a qualified function name: `pkg.(*T).Method` →
+/// `Method`, `a::b::c` → `c`, `Foo.bar` → `bar`.
+fn last_segment(f: &str) -> &str {
+    let f = f.trim_end_matches("()");
+    f.rsplit(['.', ':', '/'])
+        .find(|s| !s.is_empty())
+        .unwrap_or(f)
+        .trim_matches(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$'))
+}
+
+/// A word written as code: snake_case, camelCase or PascalCase with an inner
+/// capital; an acronym (`JSON`) or a capitalised word is prose.
+pub(crate) fn looks_like_code(w: &str) -> bool {
+    let inner = w.trim_matches('_');
+    (inner.contains('_') && inner.chars().any(char::is_alphabetic))
+        || (w.chars().skip(1).any(char::is_uppercase)
+            && w.chars().any(char::is_lowercase)
+            && !w
+                .chars()
+                .skip(1)
+                .all(|c| c.is_lowercase() || !c.is_alphabetic()))
+}
+
+/// Words of code that name nothing in a repository.
+fn is_keyword(w: &str) -> bool {
+    matches!(
+        w,
+        "def"
+            | "class"
+            | "return"
+            | "import"
+            | "from"
+            | "for"
+            | "while"
+            | "self"
+            | "None"
+            | "True"
+            | "False"
+            | "true"
+            | "false"
+            | "null"
+            | "nil"
+            | "let"
+            | "const"
+            | "var"
+            | "function"
+            | "fn"
+            | "pub"
+            | "mut"
+            | "new"
+            | "this"
+            | "else"
+            | "elif"
+            | "try"
+            | "except"
+            | "raise"
+            | "throw"
+            | "catch"
+            | "public"
+            | "private"
+            | "static"
+            | "void"
+            | "int"
+            | "str"
+            | "and"
+            | "not"
+            | "the"
+            | "with"
+            | "print"
+            | "func"
+            | "type"
+            | "struct"
+            | "impl"
+            | "use"
+            | "package"
+            | "assert"
+            | "lambda"
+            | "yield"
+            | "await"
+            | "async"
+            | "pass"
+            | "break"
+            | "continue"
+            | "Traceback"
+            | "most"
+            | "recent"
+            | "call"
+            | "last"
+            | "line"
+            | "File"
+    )
+}
+
+fn push_distinct(list: &mut Vec<String>, seen: &mut HashMap<String, ()>, w: &str) {
+    if seen.insert(w.to_string(), ()).is_none() {
+        list.push(w.to_string());
+    }
+}
+
+fn distinct(items: impl Iterator<Item = String>) -> Vec<String> {
+    let mut seen = HashMap::new();
+    items
+        .filter(|i| seen.insert(i.clone(), ()).is_none())
+        .collect()
+}
+
+/// Counts of the index tokens of `texts`: whole words and, apart, the parts
+/// of compound ones (`builtin_str` → `builtin_str`; `builtin`, `str`).
+fn split_counts<'a>(
+    texts: impl Iterator<Item = &'a str>,
+) -> (HashMap<String, u32>, HashMap<String, u32>) {
+    let mut whole: HashMap<String, u32> = HashMap::new();
+    let mut parts: HashMap<String, u32> = HashMap::new();
+    for text in texts {
+        lode_index::tokens::each_word(text, |w, ps| {
+            *whole.entry(w.to_string()).or_default() += 1;
+            for p in ps {
+                *parts.entry(p.clone()).or_default() += 1;
+            }
+        });
+    }
+    (whole, parts)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Fixtures: `tests/task/*.txt`, each beside the `.expected` JSON of its
+    /// parse. `UPDATE_EXPECT=1` rewrites the expectations; review the diff.
+    #[test]
+    fn task_texts_parse_as_expected() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/task");
+        let update = std::env::var_os("UPDATE_EXPECT").is_some();
+        let mut inputs: Vec<_> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|e| e == "txt"))
+            .collect();
+        inputs.sort();
+        assert!(inputs.len() >= 8, "fixtures in {}", dir.display());
+        let mut failures = Vec::new();
+        for input in inputs {
+            let text = std::fs::read_to_string(&input).unwrap();
+            let mut parsed = TaskText::parse(&text);
+            parsed.prose.clear(); // the prose is the input less the rest
+            let mut actual = serde_json::to_string_pretty(&parsed).unwrap();
+            actual.push('\n');
+            let expected_path = input.with_extension("expected");
+            if update {
+                std::fs::write(&expected_path, &actual).unwrap();
+                continue;
+            }
+            let expected = std::fs::read_to_string(&expected_path).unwrap_or_default();
+            if expected != actual {
+                failures.push(format!(
+                    "{}: parse differs from {} (UPDATE_EXPECT=1 to rewrite)\n{actual}",
+                    input.display(),
+                    expected_path.display()
+                ));
+            }
+        }
+        assert!(failures.is_empty(), "{}", failures.join("\n"));
+    }
+
+    #[test]
+    fn short_queries_are_not_tasks_and_issues_are() {
+        for q in [
+            "how are HTTP redirects followed",
+            "Session.request",
+            "how DSL protocols define layout anchor properties like left, top, edges, and center for views and guides",
+        ] {
+            assert!(!TaskText::is_task_shaped(q), "{q}");
+        }
+        for q in [
+            "Sum of the elements of an identity matrix is zero.\nI think this is a bug.\n\nI created a matrix by M.T * M.",
+            "Traceback (most recent call last):\n  File \"a.py\", line 3, in <module>",
+            "The parser drops the last token. It happens for every input that ends in a comment, which breaks the formatter.",
+        ] {
+            assert!(TaskText::is_task_shaped(q), "{q}");
+        }
+    }
+
+    #[test]
+    fn code_words_weigh_more_than_prose_and_repetition_saturates() {
+        let t = TaskText::parse(
+            "The method fails when builtin_str is applied.\nmethod method method method method",
+        );
+        let terms: HashMap<String, f64> = t.terms(&TermWeights::default()).into_iter().collect();
+        assert!(terms["builtin_str"] > terms["method"], "{terms:?}");
+        // Six occurrences count 1 + ln 6 ≈ 2.8 times one, not six times.
+        let w = TermWeights::default();
+        assert!((terms["method"] - w.prose * (1.0 + 6f64.ln())).abs() < 1e-9);
+        assert!(terms["builtin"] > 0.0 && terms["str"] > 0.0);
+    }
+
+    #[test]
+    fn a_long_text_is_read_up_to_the_bound() {
+        let long = "word ".repeat(MAX_TASK_BYTES);
+        let t = TaskText::parse(&format!("{long}\nsrc/late.py"));
+        assert!(t.paths.is_empty());
+        assert!(t.prose.len() <= MAX_TASK_BYTES + 1);
+    }
+}
