@@ -62,6 +62,9 @@ pub enum Command {
     },
     /// Ranked code search: the chunks that best answer QUERY.
     Search {
+        /// What to look for: a phrase, a question, an identifier, or a task's whole text
+        /// (an issue, a stack trace); any text, a leading `-` too.
+        #[arg(allow_hyphen_values = true)]
         query: String,
         /// Only results under this directory or file.
         #[arg(long, value_name = "DIR")]
@@ -76,6 +79,8 @@ pub enum Command {
         #[arg(long)]
         lexical: bool,
         #[command(flatten)]
+        mode: ModeArgs,
+        #[command(flatten)]
         overlay: OverlayArg,
         #[command(flatten)]
         common: Common,
@@ -83,6 +88,8 @@ pub enum Command {
     /// Search re-ranked by the call graph: hits blended with personalised
     /// PageRank seeded by them, plus code one call from a hit.
     Ask {
+        /// The task's text (an issue, a stack trace) or a question; any text, a leading `-` too.
+        #[arg(allow_hyphen_values = true)]
         task: String,
         #[command(flatten)]
         search: crate::gather::SearchArgs,
@@ -95,6 +102,8 @@ pub enum Command {
     /// Search, then related code: callers and callees of the top hits, walked
     /// in rounds and chosen by the decision model of `[gather]` in the user config.
     Gather {
+        /// What to gather code for: a task's text or a query; any text, a leading `-` too.
+        #[arg(allow_hyphen_values = true)]
         query: String,
         #[command(flatten)]
         search: crate::gather::SearchArgs,
@@ -110,6 +119,8 @@ pub enum Command {
     },
     /// Regex search over the indexed files, hits grouped by enclosing symbol.
     Grep {
+        /// A regular expression (Rust `regex` syntax); a leading `-` is part of it.
+        #[arg(allow_hyphen_values = true)]
         regex: String,
         /// Only files under this directory or file.
         #[arg(long, value_name = "DIR")]
@@ -145,6 +156,7 @@ pub enum Command {
     /// with every call site. Name-only matches are marked `~`.
     Callers {
         /// `name`, `Type::name`, `Type.name`, `pkg.Func`, or `path:LINE`.
+        #[arg(allow_hyphen_values = true)]
         symbol: String,
         /// `in`: callers; `out`: callees.
         #[arg(long, value_enum, default_value_t = GraphDirection::In)]
@@ -163,6 +175,7 @@ pub enum Command {
     /// A symbol's full body with line numbers, signature and doc.
     Show {
         /// `name`, `Type::name`, `pkg.Func`, or `path:LINE`.
+        #[arg(allow_hyphen_values = true)]
         symbol: String,
         /// Only a symbol defined under this file or directory.
         #[arg(long, value_name = "PATH")]
@@ -281,6 +294,28 @@ pub enum BenchCommand {
         #[command(flatten)]
         common: Common,
     },
+    /// Fit task mode's weights on mined pairs (a commit's message → the code files it
+    /// changed, `scripts/mine-commits.py`) and report them on held-out repositories.
+    Learn {
+        /// Bare mirrors, one per repository: `DIR/<owner>+<name>/repo`.
+        #[arg(long, value_name = "DIR")]
+        mirrors: PathBuf,
+        /// The mined pairs, in the SWE-bench cases format.
+        #[arg(long, value_name = "FILE")]
+        cases: PathBuf,
+        /// Keep checkouts and indexes under DIR and reuse them (as `bench swebench --work`).
+        #[arg(long, value_name = "DIR")]
+        work: Option<PathBuf>,
+        /// Repositories scored but not fitted on (comma-separated `owner/name`; default:
+        /// every second repository of each language).
+        #[arg(long, value_delimiter = ',')]
+        held_out: Vec<String>,
+        /// Rounds of coordinate ascent at most.
+        #[arg(long, default_value_t = 6)]
+        rounds: usize,
+        #[command(flatten)]
+        common: Common,
+    },
     /// Full index into a fresh temporary cache, then warm queries: throughput,
     /// peak memory, query p50/p95, chunk size distribution.
     Index {
@@ -310,6 +345,38 @@ pub enum BenchCommand {
         #[command(flatten)]
         common: Common,
     },
+}
+
+/// `--mode` and `--files`: which ranking, and whether to answer with files.
+#[derive(Args, Debug, Clone, Default)]
+pub struct ModeArgs {
+    /// `task`: rank the files a task's text (an issue, a trace) touches, each with its
+    /// best chunks; `query`: rank chunks for a phrase or question; `auto` (default):
+    /// by the text's shape (long, several lines or sentences, code or a trace: task).
+    #[arg(long, value_enum, default_value_t = ModeArg::Auto)]
+    pub mode: ModeArg,
+    /// Answer with the ranked files, each with its best spans.
+    #[arg(long)]
+    pub files: bool,
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ModeArg {
+    #[default]
+    Auto,
+    Task,
+    Query,
+}
+
+impl ModeArgs {
+    /// The mode to force, `None` to detect.
+    pub fn mode(&self) -> Option<lode_search::Mode> {
+        match self.mode {
+            ModeArg::Auto => None,
+            ModeArg::Task => Some(lode_search::Mode::Task),
+            ModeArg::Query => Some(lode_search::Mode::Query),
+        }
+    }
 }
 
 /// Which way `lode callers` walks.

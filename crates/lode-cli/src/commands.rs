@@ -41,6 +41,9 @@ fn common(cmd: &Command) -> &Common {
         | Command::Bench {
             what: crate::cli::BenchCommand::Swebench { common, .. },
         } => common,
+        Command::Bench {
+            what: crate::cli::BenchCommand::Learn { common, .. },
+        } => common,
         Command::Tools { what } => what.common(),
     }
 }
@@ -59,6 +62,7 @@ pub fn run(cmd: Command) -> Result<u8> {
             top_k,
             lang,
             lexical,
+            mode,
             overlay,
             common,
         } => {
@@ -71,6 +75,8 @@ pub fn run(cmd: Command) -> Result<u8> {
                     top_k: top_k as usize,
                     filter,
                     semantic: !lexical,
+                    mode: mode.mode(),
+                    files: mode.files,
                     ..SearchOptions::default()
                 },
             )
@@ -208,6 +214,26 @@ pub fn run(cmd: Command) -> Result<u8> {
                 },
             )
         }
+        Command::Bench {
+            what:
+                crate::cli::BenchCommand::Learn {
+                    mirrors,
+                    cases,
+                    work,
+                    held_out,
+                    rounds,
+                    common,
+                },
+        } => crate::learn::learn(
+            common,
+            crate::learn::LearnArgs {
+                mirrors: &mirrors,
+                cases: &cases,
+                work: work.as_deref(),
+                held_out: &held_out,
+                rounds,
+            },
+        ),
         Command::Eval {
             cases,
             top_k,
@@ -345,7 +371,14 @@ fn search(ctx: Context, query: &str, opts: SearchOptions) -> Result<u8> {
     for note in index.take_notes() {
         ctx.note(&note);
     }
-    emit(&ctx, "search", &results, || render::search_text(&results));
+    let files_view = opts.files;
+    emit(&ctx, "search", &results, || {
+        if files_view {
+            render::files_text(&results)
+        } else {
+            render::search_text(&results)
+        }
+    });
     Ok(if results.hits.is_empty() { 1 } else { 0 })
 }
 

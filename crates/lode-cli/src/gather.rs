@@ -29,6 +29,8 @@ pub struct SearchArgs {
     /// Lexical ranking only (BM25F and the rerank, no embeddings).
     #[arg(long)]
     pub lexical: bool,
+    #[command(flatten)]
+    pub mode: crate::cli::ModeArgs,
 }
 
 /// Runs the search both commands start from.
@@ -44,6 +46,8 @@ fn search(
         top_k: args.top_k as usize,
         filter: filter(ctx, args.path.as_deref(), &args.lang)?,
         semantic: !args.lexical,
+        mode: args.mode.mode(),
+        files: args.mode.files,
         ..SearchOptions::default()
     };
     let (index, results) = ctx.open_fresh_and(|index| lode_search::search(index, query, &opts))?;
@@ -68,8 +72,13 @@ pub fn ask(ctx: Context, task: &str, args: &SearchArgs, extra: usize) -> Result<
         &GraphState::Ready,
     );
     note_hits(answer.hits.len());
+    let files_view = args.mode.files;
     emit(&ctx, "ask", &answer, || {
-        lode_gather::render::ask_text(&answer)
+        if files_view {
+            lode_gather::render::ask_files_text(&answer)
+        } else {
+            lode_gather::render::ask_text(&answer)
+        }
     });
     Ok(if answer.hits.is_empty() { 1 } else { 0 })
 }

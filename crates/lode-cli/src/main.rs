@@ -15,6 +15,7 @@ mod eval;
 mod gateway;
 mod gather;
 mod graph;
+mod learn;
 mod mcp;
 mod swebench;
 mod tools;

@@ -13,7 +13,7 @@ use std::time::Instant;
 use lode_core::{Config, Error, Language, Result};
 use lode_eval::{Case, FileBm25, ResultChunk, SymbolTarget};
 use lode_index::{BuildOptions, Filter, Index, IndexLocation};
-use lode_search::{SearchHit, SearchOptions, TaskOptions};
+use lode_search::{Mode, SearchHit, SearchOptions, TaskOptions};
 use serde::Serialize;
 
 use crate::cli::Common;
@@ -114,12 +114,50 @@ struct Explained<'a> {
 /// Where the cases' trees and indexes live: a temporary directory removed
 /// after each case, or `--work DIR`, kept so that later runs rank again
 /// without checking out or indexing anything.
-struct Workspace {
+pub(crate) struct Workspace {
     root: PathBuf,
     keep: bool,
 }
 
 impl Workspace {
+    /// `--work DIR` kept, or a temporary directory.
+    pub(crate) fn new(work: Option<&Path>) -> Workspace {
+        match work {
+            Some(dir) => Workspace {
+                root: dir.to_path_buf(),
+                keep: true,
+            },
+            None => Workspace {
+                root: std::env::temp_dir().join(format!("lode-bench-{}", std::process::id())),
+                keep: false,
+            },
+        }
+    }
+
+    /// The index of `repo` at `rev`: checked out and built unless kept.
+    pub(crate) fn index(&self, mirrors: &Path, repo: &str, rev: &str) -> Result<(PathBuf, Index)> {
+        let mirror: PathBuf = mirrors.join(repo.replace('/', "+")).join("repo");
+        let dir = self.checkout(&mirror, repo, rev)?;
+        let loc = IndexLocation::resolve(&dir, Some(&self.cache()))?;
+        lode_index::build(&loc, &BuildOptions::quiet(&Config::default()))?;
+        Ok((dir, Index::open(&loc)?))
+    }
+
+    /// Done with a case: a temporary tree and index go.
+    pub(crate) fn finish_case(&self, dir: &Path) {
+        if !self.keep {
+            let _ = std::fs::remove_dir_all(dir);
+            let _ = std::fs::remove_dir_all(self.cache());
+        }
+    }
+
+    /// Done with the run.
+    pub(crate) fn finish(&self) {
+        if !self.keep {
+            let _ = std::fs::remove_dir_all(&self.root);
+        }
+    }
+
     fn tree(&self, repo: &str, rev: &str) -> PathBuf {
         if self.keep {
             self.root
@@ -148,13 +186,6 @@ impl Workspace {
             std::fs::write(&done, b"").map_err(|e| Error::io(&done, e))?;
         }
         Ok(dir)
-    }
-
-    fn finish_case(&self, dir: &Path) {
-        if !self.keep {
-            let _ = std::fs::remove_dir_all(dir);
-            let _ = std::fs::remove_dir_all(self.cache());
-        }
     }
 }
 
@@ -205,17 +236,7 @@ pub fn swebench(common: Common, args: SweArgs) -> Result<u8> {
         .filter(|c| args.only.is_empty() || c.repo.as_ref().is_some_and(|r| args.only.contains(r)))
         .take(args.limit.unwrap_or(usize::MAX))
         .collect();
-    let config = Config::default();
-    let work = match args.work {
-        Some(dir) => Workspace {
-            root: dir.to_path_buf(),
-            keep: true,
-        },
-        None => Workspace {
-            root: std::env::temp_dir().join(format!("lode-swebench-{}", std::process::id())),
-            keep: false,
-        },
-    };
+    let work = Workspace::new(args.work);
     let mut explain = match args.explain {
         Some(p) => Some(std::io::BufWriter::new(
             std::fs::File::create(p).map_err(|e| Error::io(p, e))?,
@@ -230,17 +251,13 @@ pub fn swebench(common: Common, args: SweArgs) -> Result<u8> {
             skipped.push(format!("{id}: no repo or base commit"));
             continue;
         };
-        let mirror: PathBuf = args.mirrors.join(repo.replace('/', "+")).join("repo");
-        let dir = match work.checkout(&mirror, repo, rev) {
-            Ok(dir) => dir,
+        let (dir, index) = match work.index(args.mirrors, repo, rev) {
+            Ok(opened) => opened,
             Err(e) => {
                 skipped.push(format!("{repo}@{rev}: {e}"));
                 continue;
             }
         };
-        let loc = IndexLocation::resolve(&dir, Some(&work.cache()))?;
-        lode_index::build(&loc, &BuildOptions::quiet(&config))?;
-        let index = Index::open(&loc)?;
         let gold: Vec<String> = case.relevant.iter().map(|t| t.path.clone()).collect();
         let mut top = BTreeMap::new();
         for name in RANKINGS {
@@ -270,9 +287,7 @@ pub fn swebench(common: Common, args: SweArgs) -> Result<u8> {
             eprintln!("[{}/{}] {id}", i + 1, cases.len());
         }
     }
-    if !work.keep {
-        let _ = std::fs::remove_dir_all(&work.root);
-    }
+    work.finish();
     let scores = scores
         .into_iter()
         .map(|(k, v)| (k, v.into_iter().map(|(r, s)| (r, s.mean())).collect()))
@@ -359,6 +374,7 @@ fn rank(index: &Index, name: &str, query: &str) -> Result<Ranking> {
                 snippet_lines: 0,
                 semantic: name != "bm25f",
                 rerank: name != "bm25f",
+                mode: Some(Mode::Query),
                 ..SearchOptions::default()
             };
             let hits = lode_search::search(index, query, &opts)?.hits;

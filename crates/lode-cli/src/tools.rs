@@ -18,6 +18,8 @@ use crate::cli::Common;
 pub enum ToolsCommand {
     /// Rank the tools of a catalog for QUERY: the ones a `tool_search` call would activate.
     Search {
+        /// The task or the words to find tools for; any text, a leading `-` too.
+        #[arg(allow_hyphen_values = true)]
         query: String,
         /// The catalog: a JSON list of tools, an MCP tools/list result, a map of
         /// server to tools/list result, the LiveMCPBench list, or {name: description}.

@@ -446,3 +446,75 @@ fn hybrid_search_finds_meaning_where_no_word_matches() {
         "{hits:?}"
     );
 }
+
+/// An issue as an agent would pass it: prose, a traceback, a Markdown list.
+const ISSUE: &str = "- adding an item with quantity 0 raises instead of a clear error\n\
+    - the message \"quantity must be positive\" is not shown\n\n\
+    Traceback (most recent call last):\n  File \"/srv/shop/src/shop/cart.py\", line 18, in add_item\n\
+    ValueError: quantity must be positive\n";
+
+#[test]
+fn a_task_text_runs_task_mode_and_any_text_is_a_query() {
+    let repo = Repo::fixture("shop");
+    // A leading `-` is the text's, not an option: never exit 2.
+    for args in [
+        vec!["search", ISSUE],
+        vec!["ask", ISSUE],
+        vec!["gather", ISSUE],
+        vec!["search", "--mode", "query", "-x"],
+        vec!["grep", "-quantity"],
+    ] {
+        let out = repo.run(&args);
+        assert_ne!(
+            out.status.code(),
+            Some(2),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let v = repo.json(&["search", ISSUE]);
+    assert_eq!(v["mode"], "task", "{v}");
+    assert_eq!(v["files"][0]["path"], "src/shop/cart.py", "{v}");
+    assert_eq!(v["hits"][0]["path"], "src/shop/cart.py");
+    assert!(
+        v["files"][0]["evidence"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|e| e == "trace frame")
+    );
+    let text = repo.ok(&["search", ISSUE]);
+    assert!(text.starts_with("[task mode"), "{text}");
+    // Forced, the same text ranks chunks; a short query is query mode by itself.
+    assert_eq!(
+        repo.json(&["search", "--mode", "query", ISSUE])["mode"],
+        "query"
+    );
+    let v = repo.json(&["search", "cart subtotal"]);
+    assert_eq!(v["mode"], "query");
+    assert!(v.get("files").is_none(), "{v}");
+}
+
+#[test]
+fn the_files_view_lists_files_with_their_best_spans() {
+    let repo = Repo::fixture("shop");
+    let text = repo.ok(&["search", "--files", ISSUE]);
+    let mut lines = text.lines();
+    assert!(lines.next().unwrap().starts_with("[task mode"), "{text}");
+    let file = lines.next().unwrap();
+    assert!(file.starts_with("src/shop/cart.py  "), "{text}");
+    assert!(file.contains("trace frame"), "{text}");
+    let span = lines.next().unwrap();
+    assert!(span.starts_with("  src/shop/cart.py:"), "{text}");
+    // Query mode groups its chunks by file.
+    let v = repo.json(&["search", "--files", "cart"]);
+    let files = v["files"].as_array().unwrap();
+    let hits = v["hits"].as_array().unwrap();
+    let chunks: usize = files
+        .iter()
+        .map(|f| f["chunks"].as_array().unwrap().len())
+        .sum();
+    assert_eq!(chunks, hits.len(), "{v}");
+    let out = repo.ok(&["ask", "--files", ISSUE]);
+    assert!(out.contains("\nsrc/shop/cart.py  "), "{out}");
+}

@@ -25,6 +25,8 @@
 //!   repositories that ran at their pinned revision and the skipped ones.
 //! - [`FileBm25`]: the whole-file Okapi BM25 baseline that task-retrieval
 //!   reports set lode beside (its own tokenizer, [`bm25_tokens`]).
+//! - [`learn`]: weights of a ranking fitted by coordinate ascent over
+//!   labelled candidate lists, for rankings whose features a caller computes.
 //! - [`UpstreamRun`]: published per-repository results
 //!   ([`load_upstream_dir`]); [`compare`] sets a [`SuiteReport`] beside them
 //!   as a [`Comparison`].
@@ -108,6 +110,7 @@
 mod baseline;
 mod case;
 mod error;
+pub mod learn;
 mod metrics;
 mod report;
 mod runner;

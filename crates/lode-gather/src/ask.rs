@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use lode_graph::Resolver;
 use lode_index::{Index, SymbolRow};
-use lode_search::{SearchHit, SearchResults};
+use lode_search::{FileHit, Mode, SearchHit, SearchResults};
 use serde::Serialize;
 
 use crate::graph::{GraphCache, Relation, StateKey, enclosing_symbol};
@@ -82,7 +82,12 @@ pub struct AskGraph {
 #[derive(Clone, Debug, Serialize)]
 pub struct AskResults {
     pub query: String,
+    /// The search's ranking: `query` or `task` (see `lode_search::Mode`).
+    pub mode: Mode,
     pub hits: Vec<AskHit>,
+    /// The search's ranked files, in task mode or when asked for.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub files: Vec<FileHit>,
     pub candidates: usize,
     pub graph: AskGraph,
 }
@@ -118,6 +123,8 @@ pub fn ask(
     let start = Instant::now();
     let mut out = AskResults {
         query: results.query.clone(),
+        mode: results.mode,
+        files: results.files.clone(),
         hits: results.hits.iter().map(from_hit).collect(),
         candidates: results.candidates,
         graph: AskGraph::default(),

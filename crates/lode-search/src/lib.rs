@@ -47,7 +47,7 @@ pub use outline::{
 };
 pub use search::{Partial, SearchHit, SearchOptions, SearchResults, search};
 pub use source::clip;
-pub use task::{FileHit, Mode, TaskOptions, TaskResults, task_search};
+pub use task::{FileHit, Mode, TaskOptions, TaskResults, task_candidates, task_search};
 
 /// Version of the JSON output schema (`docs/json.md`).
 pub const JSON_SCHEMA_VERSION: u32 = 1;

@@ -8,7 +8,9 @@ use std::fmt::Write;
 
 use serde::Serialize;
 
-use crate::{DirOutline, GrepResults, Outline, OutlineNode, SearchResults};
+use crate::{
+    DirOutline, FileHit, GrepResults, Mode, Outline, OutlineNode, SearchHit, SearchResults,
+};
 
 /// `method Config.load` from a kind, a name and a container like `class Config`.
 pub fn symbol_label(kind: &str, name: &str, container: Option<&str>) -> String {
@@ -18,23 +20,57 @@ pub fn symbol_label(kind: &str, name: &str, container: Option<&str>) -> String {
     }
 }
 
+/// One line per hit, its snippet indented below; in task mode a first line
+/// says so (the hits are then the ranked files' chunks, file by file).
 pub fn search_text(r: &SearchResults) -> String {
     let mut out = String::new();
+    if r.mode == Mode::Task {
+        out.push_str("[task mode: the files the text points at, best first]\n");
+    }
     for h in &r.hits {
-        let label = match &h.symbol {
-            Some(name) => symbol_label(&h.kind, name, h.container.as_deref()),
-            None => h.kind.clone(),
-        };
-        let _ = writeln!(
-            out,
-            "{}:{}-{}  {}  {:.2}",
-            h.path, h.start_line, h.end_line, label, h.score
-        );
-        for line in h.snippet.lines() {
-            let _ = writeln!(out, "    {line}");
+        hit_line(&mut out, h, "");
+    }
+    out
+}
+
+/// The files view: one line per file with what pointed at it, then its
+/// best chunks indented.
+pub fn files_text(r: &SearchResults) -> String {
+    file_list_text(r.mode, &r.files)
+}
+
+/// [`files_text`] of a mode and its files (what `ask` shows of its search).
+pub fn file_list_text(mode: Mode, files: &[FileHit]) -> String {
+    let mut out = String::new();
+    if mode == Mode::Task {
+        out.push_str("[task mode: the files the text points at, best first]\n");
+    }
+    for f in files {
+        let _ = write!(out, "{}  {:.2}", f.path, f.score);
+        if !f.evidence.is_empty() {
+            let _ = write!(out, "  ({})", f.evidence.join("; "));
+        }
+        out.push('\n');
+        for h in &f.chunks {
+            hit_line(&mut out, h, "  ");
         }
     }
     out
+}
+
+fn hit_line(out: &mut String, h: &SearchHit, indent: &str) {
+    let label = match &h.symbol {
+        Some(name) => symbol_label(&h.kind, name, h.container.as_deref()),
+        None => h.kind.clone(),
+    };
+    let _ = writeln!(
+        out,
+        "{indent}{}:{}-{}  {}  {:.2}",
+        h.path, h.start_line, h.end_line, label, h.score
+    );
+    for line in h.snippet.lines() {
+        let _ = writeln!(out, "{indent}    {line}");
+    }
 }
 
 pub fn grep_text(r: &GrepResults) -> String {

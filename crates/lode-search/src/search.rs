@@ -10,6 +10,7 @@ use serde::Serialize;
 
 use crate::rank::{self, QueryShape};
 use crate::source::{chunk_lines, clip};
+use crate::task::{FileHit, Mode, TaskOptions, task_search};
 
 /// How a search runs.
 #[derive(Clone, Debug)]
@@ -22,6 +23,10 @@ pub struct SearchOptions {
     pub rerank: bool,
     /// Fuse the dense (embedding) ranking with the lexical one.
     pub semantic: bool,
+    /// Which ranking: `None` decides by the text's shape ([`Mode::detect`]).
+    pub mode: Option<Mode>,
+    /// Answer with ranked files (each with its best chunks) as well as chunks.
+    pub files: bool,
 }
 
 impl Default for SearchOptions {
@@ -32,6 +37,8 @@ impl Default for SearchOptions {
             snippet_lines: 4,
             rerank: true,
             semantic: true,
+            mode: None,
+            files: false,
         }
     }
 }
@@ -58,7 +65,14 @@ pub struct SearchHit {
 pub struct SearchResults {
     pub query: String,
     pub hits: Vec<SearchHit>,
-    /// Candidates considered before the cut to `top_k`.
+    /// Which ranking ran: `query` (ranked chunks) or `task` (ranked files,
+    /// their chunks in file order).
+    pub mode: Mode,
+    /// The ranked files, each with its best chunks: in task mode, and when
+    /// asked for (`SearchOptions::files`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub files: Vec<FileHit>,
+    /// Candidates considered before the cut to `top_k` (files in task mode).
     pub candidates: usize,
     /// Present when the dense side covered only the chunks embedded so far
     /// (the index's embedding phase is under way or was stopped).
@@ -83,7 +97,61 @@ pub(crate) type Scores = HashMap<i64, f64, foldhash::fast::RandomState>;
 const POOL_FACTOR: usize = 10;
 const MIN_POOL: usize = 100;
 
+/// Ranks chunks for `query` (query mode), or the files a task's text
+/// touches (task mode, see [`crate::task`]), as `opts.mode` says or the
+/// text's shape suggests.
 pub fn search(index: &Index, query: &str, opts: &SearchOptions) -> Result<SearchResults> {
+    let mode = opts.mode.unwrap_or_else(|| Mode::detect(query));
+    if mode == Mode::Task {
+        return task_mode(index, query, opts);
+    }
+    let mut results = query_mode(index, query, opts)?;
+    if opts.files {
+        results.files = group_by_file(&results.hits);
+    }
+    Ok(results)
+}
+
+/// A task's text: its files, their chunks as the hits.
+fn task_mode(index: &Index, text: &str, opts: &SearchOptions) -> Result<SearchResults> {
+    let task = TaskOptions {
+        files: opts.top_k,
+        filter: opts.filter.clone(),
+        semantic: opts.semantic,
+        snippet_lines: opts.snippet_lines,
+        ..TaskOptions::default()
+    };
+    let found = task_search(index, text, &task)?;
+    Ok(SearchResults {
+        query: text.to_string(),
+        hits: found.hits(opts.top_k),
+        mode: Mode::Task,
+        candidates: found.candidates,
+        partial: found.partial,
+        files: found.files,
+    })
+}
+
+/// Query mode's hits as files, in the order of each file's best hit.
+fn group_by_file(hits: &[SearchHit]) -> Vec<FileHit> {
+    let mut files: Vec<FileHit> = Vec::new();
+    for h in hits {
+        match files.iter_mut().find(|f| f.path == h.path) {
+            Some(f) => f.chunks.push(h.clone()),
+            None => files.push(FileHit {
+                path: h.path.clone(),
+                language: h.language.clone(),
+                score: h.score,
+                evidence: Vec::new(),
+                chunks: vec![h.clone()],
+                features: Default::default(),
+            }),
+        }
+    }
+    files
+}
+
+fn query_mode(index: &Index, query: &str, opts: &SearchOptions) -> Result<SearchResults> {
     let terms = rank::expand_terms(tokens::query_terms(query));
     let pool = (opts.top_k * POOL_FACTOR).max(MIN_POOL);
     let lexical = index.lexical(&terms, &Bm25Params::default(), &opts.filter, pool)?;
@@ -116,6 +184,8 @@ pub fn search(index: &Index, query: &str, opts: &SearchOptions) -> Result<Search
     Ok(SearchResults {
         query: query.to_string(),
         hits,
+        mode: Mode::Query,
+        files: Vec::new(),
         candidates: total,
         partial: opts
             .semantic

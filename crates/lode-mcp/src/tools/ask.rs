@@ -6,7 +6,9 @@ use lode_gather::{AskOptions, AskResults, GraphCache, GraphState};
 use lode_search::SearchOptions;
 use serde_json::{Value, json};
 
-use super::{Call, ToolDef, lang_property, path_property};
+use super::{
+    Call, ToolDef, group_property, lang_property, mode_and_group, mode_property, path_property,
+};
 use crate::answer::{Items, capped};
 use crate::{Answer, Repos, ToolError};
 
@@ -14,8 +16,8 @@ pub const TOOL: ToolDef = ToolDef {
     name: "ask",
     description: "Search re-ranked by the call graph (PageRank seeded by the hits), plus up \
                   to 5 symbols one call from a hit, each with its edge. Use for a task in \
-                  words. At most {cap} characters.",
-    args: &["query", "path", "lang", "top_k"],
+                  words or its whole text. At most {cap} characters.",
+    args: &["query", "path", "lang", "top_k", "mode", "group"],
     schema,
     run,
 };
@@ -28,6 +30,8 @@ fn schema(repos: &Repos) -> Value {
             "path": path_property(repos, "Only under this directory or file"),
             "lang": lang_property(),
             "top_k": {"type": "integer", "minimum": 1, "maximum": 50, "description": "Hits (default 10)"},
+            "mode": mode_property(),
+            "group": group_property(),
         },
         "required": ["query"],
         "additionalProperties": false,
@@ -45,10 +49,13 @@ fn run(call: Call) -> Result<Answer, ToolError> {
     }
     let top_k = a.int("top_k", 1, 50)?.unwrap_or(10) as usize;
     let langs: Vec<String> = a.string("lang")?.into_iter().collect();
+    let (mode, files) = mode_and_group(&a)?;
     let target = call.repos.resolve(a.string("path")?.as_deref())?;
     let opts = SearchOptions {
         top_k,
         filter: lode_search::filter(target.rel, &langs)?,
+        mode,
+        files,
         ..SearchOptions::default()
     };
     let graphs = GRAPHS.get_or_init(GraphCache::new);
@@ -69,6 +76,7 @@ fn run(call: Call) -> Result<Answer, ToolError> {
     Ok(capped(
         &Ranked {
             results,
+            files,
             omitted: 0,
         },
         &notes,
@@ -78,6 +86,8 @@ fn run(call: Call) -> Result<Answer, ToolError> {
 
 struct Ranked {
     results: AskResults,
+    /// Answer with the search's files view (`group: "file"`): the cap cuts files.
+    files: bool,
     omitted: usize,
 }
 
@@ -86,14 +96,26 @@ impl Items for Ranked {
     const UNIT: &'static str = "hits";
 
     fn len(&self) -> usize {
-        self.results.hits.len()
+        if self.files {
+            self.results.files.len()
+        } else {
+            self.results.hits.len()
+        }
     }
 
     fn keep(&self, n: usize) -> Ranked {
         let mut results = self.results.clone();
-        results.hits.truncate(n);
+        if self.files {
+            results.files.truncate(n);
+        } else {
+            results.hits.truncate(n);
+            results
+                .files
+                .retain(|f| results.hits.iter().any(|h| h.path == f.path));
+        }
         Ranked {
-            omitted: self.omitted + self.len() - results.hits.len(),
+            omitted: self.omitted + self.len() - n.min(self.len()),
+            files: self.files,
             results,
         }
     }
@@ -103,7 +125,11 @@ impl Items for Ranked {
     }
 
     fn text(&self) -> String {
-        lode_gather::render::ask_text(&self.results)
+        if self.files {
+            lode_gather::render::ask_files_text(&self.results)
+        } else {
+            lode_gather::render::ask_text(&self.results)
+        }
     }
 
     fn empty_text(&self) -> String {

@@ -85,6 +85,42 @@ fn overlay_property() -> Value {
     crate::overlay::property()
 }
 
+/// The `mode` argument: which ranking (`task`: the files an issue's text
+/// touches; `auto`, the default, decides by the text's shape).
+fn mode_property() -> Value {
+    json!({"type": "string", "enum": ["auto", "task", "query"]})
+}
+
+/// The `group` argument: chunks, or files with their best spans.
+fn group_property() -> Value {
+    json!({"type": "string", "enum": ["chunk", "file"]})
+}
+
+/// `mode` and `group` read: the mode to force (`None`: by the text) and
+/// whether files were asked for.
+fn mode_and_group(a: &crate::args::Args) -> Result<(Option<lode_search::Mode>, bool), ToolError> {
+    let mode = match a.string("mode")?.as_deref() {
+        None | Some("auto") => None,
+        Some("task") => Some(lode_search::Mode::Task),
+        Some("query") => Some(lode_search::Mode::Query),
+        Some(other) => {
+            return Err(ToolError::bad_argument(format!(
+                "mode must be auto, task or query, not {other:?}"
+            )));
+        }
+    };
+    let files = match a.string("group")?.as_deref() {
+        None | Some("chunk") => false,
+        Some("file") => true,
+        Some(other) => {
+            return Err(ToolError::bad_argument(format!(
+                "group must be chunk or file, not {other:?}"
+            )));
+        }
+    };
+    Ok((mode, files))
+}
+
 fn lang_property() -> Value {
     json!({"type": "string", "description": "Only this language (python, rust, …)"})
 }

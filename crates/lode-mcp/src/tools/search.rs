@@ -3,7 +3,10 @@
 use lode_search::{SearchOptions, SearchResults, render};
 use serde_json::{Value, json};
 
-use super::{Call, ToolDef, lang_property, overlay_property, path_property};
+use super::{
+    Call, ToolDef, group_property, lang_property, mode_and_group, mode_property, overlay_property,
+    path_property,
+};
 use crate::answer::{Items, capped};
 use crate::overlay::{self, WithOverlay};
 use crate::{Answer, Repos, ToolError};
@@ -12,8 +15,9 @@ pub const TOOL: ToolDef = ToolDef {
     name: "search",
     description: "Ranked code search: the chunks best matching an identifier, phrase or \
                   question, each as path:start-end, symbol, score and a 4-line snippet. Use \
-                  to find where something is defined or handled. At most {cap} characters.",
-    args: &["query", "path", "lang", "top_k", "overlay"],
+                  to find where something is defined or handled; given an issue's text, \
+                  its files (group file: files with spans). At most {cap} characters.",
+    args: &["query", "path", "lang", "top_k", "mode", "group", "overlay"],
     schema,
     run,
 };
@@ -26,6 +30,8 @@ fn schema(repos: &Repos) -> Value {
             "path": path_property(repos, "Only under this directory or file"),
             "lang": lang_property(),
             "top_k": {"type": "integer", "minimum": 1, "maximum": 50, "description": "Hits (default 10)"},
+            "mode": mode_property(),
+            "group": group_property(),
             "overlay": overlay_property(),
         },
         "required": ["query"],
@@ -41,12 +47,15 @@ fn run(call: Call) -> Result<Answer, ToolError> {
     }
     let top_k = a.int("top_k", 1, 50)?.unwrap_or(10) as usize;
     let langs: Vec<String> = a.string("lang")?.into_iter().collect();
+    let (mode, files) = mode_and_group(&a)?;
     let ov = overlay::argument(&call)?;
     let target = overlay::resolve(call.repos, a.string("path")?.as_deref(), ov.as_ref())?;
     let staged = overlay::stage(call.repos, target.repo, ov)?;
     let opts = SearchOptions {
         top_k,
         filter: lode_search::filter(target.rel, &langs)?,
+        mode,
+        files,
         ..SearchOptions::default()
     };
     let ((results, dense_notes), mut notes) = call.repos.query(target.repo, |index| {
@@ -58,6 +67,7 @@ fn run(call: Call) -> Result<Answer, ToolError> {
     notes.extend(dense_notes);
     let items = Hits {
         results,
+        files,
         omitted: 0,
     };
     Ok(capped(
@@ -72,6 +82,8 @@ fn run(call: Call) -> Result<Answer, ToolError> {
 
 struct Hits {
     results: SearchResults,
+    /// Answer with the files view (`group: "file"`): the cap cuts files.
+    files: bool,
     omitted: usize,
 }
 
@@ -80,14 +92,29 @@ impl Items for Hits {
     const UNIT: &'static str = "hits";
 
     fn len(&self) -> usize {
-        self.results.hits.len()
+        if self.files {
+            self.results.files.len()
+        } else {
+            self.results.hits.len()
+        }
     }
 
     fn keep(&self, n: usize) -> Hits {
         let mut results = self.results.clone();
-        results.hits.truncate(n);
+        if self.files {
+            results.files.truncate(n);
+            results
+                .hits
+                .retain(|h| results.files.iter().any(|f| f.path == h.path));
+        } else {
+            results.hits.truncate(n);
+            results
+                .files
+                .retain(|f| results.hits.iter().any(|h| h.path == f.path));
+        }
         Hits {
-            omitted: self.omitted + self.len() - results.hits.len(),
+            omitted: self.omitted + self.len() - n.min(self.len()),
+            files: self.files,
             results,
         }
     }
@@ -97,7 +124,11 @@ impl Items for Hits {
     }
 
     fn text(&self) -> String {
-        render::search_text(&self.results)
+        if self.files {
+            render::files_text(&self.results)
+        } else {
+            render::search_text(&self.results)
+        }
     }
 
     fn empty_text(&self) -> String {

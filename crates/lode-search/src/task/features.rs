@@ -36,12 +36,53 @@ pub struct FileFeatures {
     pub defines: f64,
     /// The file holds an error message the task quotes.
     pub message: f64,
+    /// The file holds a line of code the task quotes (its share of them).
+    pub snippet: f64,
     /// A test file.
     pub test: f64,
     /// Not code: prose, data, a notebook, a locale catalog.
     pub non_code: f64,
     /// Under an example or documentation directory.
     pub example: f64,
+}
+
+impl FileFeatures {
+    /// The features in [`Weights::NAMES`] order.
+    pub fn to_vec(&self) -> Vec<f64> {
+        vec![
+            self.bm25,
+            self.chunk,
+            self.dense,
+            self.path,
+            self.frame,
+            self.module,
+            self.defines,
+            self.message,
+            self.snippet,
+            self.test,
+            self.non_code,
+            self.example,
+        ]
+    }
+
+    /// Features from a vector in [`Weights::NAMES`] order (missing ones 0).
+    pub fn from_slice(v: &[f64]) -> FileFeatures {
+        let at = |i: usize| v.get(i).copied().unwrap_or(0.0);
+        FileFeatures {
+            bm25: at(0),
+            chunk: at(1),
+            dense: at(2),
+            path: at(3),
+            frame: at(4),
+            module: at(5),
+            defines: at(6),
+            message: at(7),
+            snippet: at(8),
+            test: at(9),
+            non_code: at(10),
+            example: at(11),
+        }
+    }
 }
 
 /// How much each piece of evidence counts. The defaults are learned
@@ -57,6 +98,7 @@ pub struct Weights {
     pub module: f64,
     pub defines: f64,
     pub message: f64,
+    pub snippet: f64,
     /// Factors, multiplied in when the flag is set.
     pub test: f64,
     pub non_code: f64,
@@ -74,6 +116,7 @@ impl Default for Weights {
             module: 0.6,
             defines: 0.8,
             message: 0.6,
+            snippet: 0.8,
             test: 0.3,
             non_code: 0.2,
             example: 0.6,
@@ -82,6 +125,51 @@ impl Default for Weights {
 }
 
 impl Weights {
+    /// The weights' names, in vector order. The first nine add, the last
+    /// three multiply.
+    pub const NAMES: [&'static str; 12] = [
+        "bm25", "chunk", "dense", "path", "frame", "module", "defines", "message", "snippet",
+        "test", "non_code", "example",
+    ];
+
+    /// Where the factors begin in [`Weights::NAMES`].
+    pub const FIRST_FACTOR: usize = 9;
+
+    pub fn to_vec(&self) -> Vec<f64> {
+        FileFeatures::to_vec(&FileFeatures {
+            bm25: self.bm25,
+            chunk: self.chunk,
+            dense: self.dense,
+            path: self.path,
+            frame: self.frame,
+            module: self.module,
+            defines: self.defines,
+            message: self.message,
+            snippet: self.snippet,
+            test: self.test,
+            non_code: self.non_code,
+            example: self.example,
+        })
+    }
+
+    pub fn from_slice(v: &[f64]) -> Weights {
+        let f = FileFeatures::from_slice(v);
+        Weights {
+            bm25: f.bm25,
+            chunk: f.chunk,
+            dense: f.dense,
+            path: f.path,
+            frame: f.frame,
+            module: f.module,
+            defines: f.defines,
+            message: f.message,
+            snippet: f.snippet,
+            test: f.test,
+            non_code: f.non_code,
+            example: f.example,
+        }
+    }
+
     /// The file's score: the weighted sum of its evidence, times the factors
     /// of its flags.
     pub fn score(&self, f: &FileFeatures) -> f64 {
@@ -92,7 +180,8 @@ impl Weights {
             + self.frame * f.frame
             + self.module * f.module
             + self.defines * f.defines
-            + self.message * f.message;
+            + self.message * f.message
+            + self.snippet * f.snippet;
         let factor = |flag: f64, w: f64| if flag > 0.0 { w } else { 1.0 };
         sum * factor(f.test, self.test)
             * factor(f.non_code, self.non_code)
@@ -107,8 +196,8 @@ const CHUNK_POOL: usize = 300;
 const MAX_DEFINING_FILES: usize = 8;
 /// Identifiers looked up as definitions at most.
 const MAX_DEFINITION_LOOKUPS: usize = 120;
-/// Candidate files whose text is searched for the task's messages.
-const MESSAGE_FILES: usize = 40;
+/// Candidate files whose text is searched for the task's messages and code.
+const LITERAL_FILES: usize = 40;
 
 /// Everything gathered for one task: each candidate file's evidence and the
 /// chunks the search found in it.
@@ -123,7 +212,7 @@ pub struct Candidate {
     pub features: FileFeatures,
     /// Its pooled chunks with their fused scores, best first.
     pub chunks: Vec<(f64, Arc<ChunkRow>)>,
-    /// Trace-frame lines in it.
+    /// Lines the task points at in it: trace frames, quoted code and messages.
     pub frame_lines: Vec<u32>,
     /// Names of the task it defines.
     pub defined: Vec<String>,
@@ -274,19 +363,21 @@ pub fn gather(
                 .then_with(|| a.1.start_line.cmp(&b.1.start_line))
         });
     }
-    mark_messages(index, task, &mut files);
+    mark_literals(index, task, &mut files);
     Ok(Gathered { files })
 }
 
-/// Sets `message` for the strongest candidates whose text holds a message
-/// the task quotes (a fragment of it long enough to be distinctive).
-fn mark_messages(index: &Index, task: &TaskText, files: &mut [Candidate]) {
+/// Sets `message` and `snippet` for the strongest candidates whose text
+/// holds a message the task quotes (a fragment of it long enough to be
+/// distinctive), or lines of the code it quotes.
+fn mark_literals(index: &Index, task: &TaskText, files: &mut [Candidate]) {
     let fragments: Vec<String> = task
         .messages
         .iter()
         .flat_map(|m| message_fragments(m))
         .collect();
-    if fragments.is_empty() {
+    let lines: Vec<&str> = task.code.iter().flat_map(|c| code_lines(c)).collect();
+    if fragments.is_empty() && lines.is_empty() {
         return;
     }
     let w = Weights::default();
@@ -296,17 +387,53 @@ fn mark_messages(index: &Index, task: &TaskText, files: &mut [Candidate]) {
             .total_cmp(&w.score(&files[a].features))
             .then_with(|| files[a].path.cmp(&files[b].path))
     });
-    for i in order.into_iter().take(MESSAGE_FILES) {
+    for i in order.into_iter().take(LITERAL_FILES) {
         if files[i].features.non_code > 0.0 {
             continue;
         }
         let Some(text) = index.file_text(&files[i].path) else {
             continue;
         };
-        if fragments.iter().any(|f| text.contains(f.as_str())) {
-            files[i].features.message = 1.0;
+        let c = &mut files[i];
+        for f in &fragments {
+            if let Some(at) = text.find(f.as_str()) {
+                c.features.message = 1.0;
+                c.frame_lines.push(line_of(&text, at));
+            }
+        }
+        let mut found = 0;
+        for l in &lines {
+            if let Some(at) = text.find(*l) {
+                found += 1;
+                c.frame_lines.push(line_of(&text, at));
+            }
+        }
+        if !lines.is_empty() {
+            c.features.snippet = f64::from(found) / lines.len() as f64;
         }
     }
+}
+
+/// The 1-based line of byte `at`.
+fn line_of(text: &str, at: usize) -> u32 {
+    text[..at].bytes().filter(|&b| b == b'\n').count() as u32 + 1
+}
+
+/// The lines of a code block worth finding in a file: long enough to be
+/// distinctive (16 characters), with a call, an assignment or an attribute
+/// in them; a prompt (`>>> `, `$ `) taken off. At most 40.
+fn code_lines(code: &str) -> impl Iterator<Item = &str> {
+    code.lines()
+        .map(|l| {
+            let l = l.trim();
+            ["&gt;&gt;&gt; ", ">>> ", "... ", "$ ", "> "]
+                .iter()
+                .find_map(|p| l.strip_prefix(p))
+                .unwrap_or(l)
+                .trim()
+        })
+        .filter(|l| l.len() >= 16 && l.contains(['(', '=', '.']) && !l.starts_with("import "))
+        .take(40)
 }
 
 /// The literal pieces of a message: a message as printed has values

@@ -131,6 +131,25 @@ impl TaskResults {
     }
 }
 
+/// Every file some signal of `text` points at, with its evidence, in no
+/// order: what [`task_search`] ranks and `lode bench learn` fits weights on.
+pub fn task_candidates(
+    index: &Index,
+    text: &str,
+    filter: &Filter,
+    semantic: bool,
+) -> Result<Vec<(String, FileFeatures)>> {
+    let task = TaskText::parse(text);
+    let terms = task.terms(&features::term_weights());
+    let dense_text = dense_text(&task, text);
+    let gathered = features::gather(index, &task, &terms, &dense_text, filter, semantic)?;
+    Ok(gathered
+        .files
+        .into_iter()
+        .map(|c| (c.path, c.features))
+        .collect())
+}
+
 /// Ranks the files `text` touches (see the module docs).
 pub fn task_search(index: &Index, text: &str, opts: &TaskOptions) -> Result<TaskResults> {
     let task = TaskText::parse(text);
@@ -266,6 +285,9 @@ fn evidence(f: &FileFeatures, defined: &[String]) -> Vec<String> {
     if f.message > 0.0 {
         out.push("holds the error message".to_string());
     }
+    if f.snippet > 0.0 {
+        out.push("holds the quoted code".to_string());
+    }
     for d in defined.iter().take(3) {
         out.push(format!("defines {d}"));
     }
@@ -273,4 +295,149 @@ fn evidence(f: &FileFeatures, defined: &[String]) -> Vec<String> {
         out.push("text match".to_string());
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use lode_core::Config;
+    use lode_index::{BuildOptions, IndexLocation};
+
+    /// A small repository where the words of an issue are everywhere but its
+    /// names point at one file.
+    fn repo() -> (tempfile::TempDir, tempfile::TempDir, Index) {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = tempfile::tempdir().unwrap();
+        let files = [
+            (
+                "src/app/session.py",
+                "from app.compat import builtin_str\n\nclass Session:\n    def request(self, method, url):\n        method = builtin_str(method)\n        return self.send(method, url)\n\n    def send(self, method, url):\n        return (method, url)\n",
+            ),
+            (
+                "src/app/compat.py",
+                "def builtin_str(value):\n    \"\"\"Converts a value to the native string type.\"\"\"\n    return str(value)\n",
+            ),
+            (
+                "src/app/models.py",
+                "class Response:\n    \"\"\"A response to a request: the method, the binary string body, the status\n    such as 404 not found, for python 3 and python 2 requests.\"\"\"\n\n    def text(self):\n        return self.body.decode()\n",
+            ),
+            (
+                "CHANGELOG.md",
+                "# Changes\n\n## 2.4.3\n\n- The method of a request is now a binary string on python 3.\n- A 404 not found response no longer hangs the request.\n- Converts the method from a binary string to the literal string.\n",
+            ),
+            (
+                "docs/usage.md",
+                "# Usage\n\nMake a request with a method. The response may be 404 not found when the method is a binary string.\n",
+            ),
+            (
+                "tests/test_session.py",
+                "from app.session import Session\n\ndef test_request_method_binary_string():\n    Session().request(b'GET', 'http://x')\n",
+            ),
+        ];
+        for (path, text) in files {
+            let p = dir.path().join(path);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, text).unwrap();
+        }
+        let config = Config::default();
+        let loc = IndexLocation::resolve(dir.path(), Some(cache.path())).unwrap();
+        lode_index::build(&loc, &BuildOptions::quiet(&config)).unwrap();
+        let index = Index::open(&loc).unwrap();
+        (dir, cache, index)
+    }
+
+    fn ranked(index: &Index, text: &str) -> Vec<String> {
+        task_search(index, text, &TaskOptions::default())
+            .unwrap()
+            .files
+            .into_iter()
+            .map(|f| f.path)
+            .collect()
+    }
+
+    const ISSUE: &str = "method = builtin_str(method) problem\n\
+        In the session is a command:\n\n    method = builtin_str(method)\n\n\
+        Converts method from a binary string to the literal string. When requests tries \
+        to use the method it gets a 404 Not Found response. I am using python 3 and \
+        this bug does not exist on python 2.\n";
+
+    #[test]
+    fn the_names_of_an_issue_outweigh_its_prose() {
+        let (_d, _c, index) = repo();
+        let files = ranked(&index, ISSUE);
+        assert_eq!(files[0], "src/app/session.py", "{files:?}");
+        // The definition of the name the issue quotes comes next; prose files below code.
+        assert_eq!(files[1], "src/app/compat.py", "{files:?}");
+        let changelog = files.iter().position(|f| f == "CHANGELOG.md");
+        let models = files.iter().position(|f| f == "src/app/models.py");
+        assert!(
+            changelog.is_none_or(|c| models.is_some_and(|m| m < c)),
+            "{files:?}"
+        );
+        // The file's best chunk is the function that holds the line.
+        let results = task_search(&index, ISSUE, &TaskOptions::default()).unwrap();
+        let first = &results.files[0].chunks[0];
+        assert!(first.start_line <= 5 && 5 <= first.end_line, "{first:?}");
+        assert!(results.signals.identifiers > 0 && results.signals.code_blocks == 1);
+    }
+
+    #[test]
+    fn a_trace_frame_names_its_file() {
+        let (_d, _c, index) = repo();
+        let text = "Sending fails with a TypeError on python 3\n\nTraceback (most recent call last):\n  \
+            File \"/home/u/proj/src/app/compat.py\", line 3, in builtin_str\n\
+            TypeError: cannot convert the binary string response\n";
+        let results = task_search(&index, text, &TaskOptions::default()).unwrap();
+        assert_eq!(results.files[0].path, "src/app/compat.py");
+        assert!(results.files[0].evidence.iter().any(|e| e == "trace frame"));
+        assert_eq!(
+            results.files[0].chunks[0].symbol.as_deref(),
+            Some("builtin_str")
+        );
+    }
+
+    #[test]
+    fn a_path_the_text_names_comes_first_and_tests_come_after_code() {
+        let (_d, _c, index) = repo();
+        let text = "Wrong status for binary string methods\n\nThe check in src/app/models.py \
+            reads the request method as a binary string, so Session.request sends the wrong one \
+            and the test for the binary string method fails.\n";
+        let files = ranked(&index, text);
+        assert_eq!(files[0], "src/app/models.py", "{files:?}");
+        let test = files.iter().position(|f| f == "tests/test_session.py");
+        let session = files
+            .iter()
+            .position(|f| f == "src/app/session.py")
+            .unwrap();
+        assert!(test.is_none_or(|t| t > session), "{files:?}");
+    }
+
+    #[test]
+    fn search_says_which_mode_ran_and_can_be_forced() {
+        let (_d, _c, index) = repo();
+        let opts = crate::SearchOptions::default();
+        let task = crate::search(&index, ISSUE, &opts).unwrap();
+        assert_eq!(task.mode, Mode::Task);
+        assert!(!task.files.is_empty());
+        assert_eq!(task.hits[0].path, task.files[0].path);
+        let query = crate::search(&index, "builtin_str", &opts).unwrap();
+        assert_eq!(query.mode, Mode::Query);
+        assert!(query.files.is_empty());
+        let forced = crate::SearchOptions {
+            mode: Some(Mode::Query),
+            files: true,
+            ..crate::SearchOptions::default()
+        };
+        let r = crate::search(&index, ISSUE, &forced).unwrap();
+        assert_eq!(r.mode, Mode::Query);
+        // The files view of query mode groups the hits by file.
+        let paths: Vec<&str> = r.files.iter().map(|f| f.path.as_str()).collect();
+        let mut distinct = paths.clone();
+        distinct.dedup();
+        assert_eq!(paths, distinct);
+        assert_eq!(
+            r.files.iter().map(|f| f.chunks.len()).sum::<usize>(),
+            r.hits.len()
+        );
+    }
 }
