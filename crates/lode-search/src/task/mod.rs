@@ -230,7 +230,7 @@ fn file_hit(
             || row
                 .symbol
                 .as_ref()
-                .is_some_and(|s| c.defined.iter().any(|d| *d == s.name))
+                .is_some_and(|s| c.defined.contains(&s.name))
     };
     let needs_file_chunks =
         !c.frame_lines.is_empty() || !c.defined.is_empty() || c.chunks.is_empty();
