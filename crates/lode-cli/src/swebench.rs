@@ -189,8 +189,94 @@ impl Workspace {
     }
 }
 
-/// `git --git-dir MIRROR archive REV | tar -x -C DIR`.
+/// `git --git-dir MIRROR archive REV | tar -x -C DIR`; when the archive
+/// fails because the mirror lacks some blobs (a snapshot without its largest
+/// files), the tree is written blob by blob, the missing ones left out.
 fn checkout(mirror: &Path, rev: &str, dir: &Path) -> Result<()> {
+    if archive(mirror, rev, dir).is_ok() {
+        return Ok(());
+    }
+    let _ = std::fs::remove_dir_all(dir);
+    by_blobs(mirror, rev, dir).map_err(|e| {
+        Error::BadQuery(format!(
+            "cannot check out {rev} from {}: {e}",
+            mirror.display()
+        ))
+    })
+}
+
+/// Writes `rev`'s tree under `dir` from `git cat-file --batch`, skipping
+/// blobs the mirror does not have and symbolic links.
+fn by_blobs(mirror: &Path, rev: &str, dir: &Path) -> std::io::Result<()> {
+    use std::io::{BufRead, BufReader, Read};
+    let list = Command::new("git")
+        .arg("--git-dir")
+        .arg(mirror)
+        .args(["ls-tree", "-r", "-z", rev])
+        .stderr(Stdio::null())
+        .output()?;
+    if !list.status.success() {
+        return Err(std::io::Error::other("no such revision"));
+    }
+    // `MODE TYPE SHA\tPATH\0`; regular files only.
+    let entries: Vec<(String, String)> = list
+        .stdout
+        .split(|&b| b == 0)
+        .filter_map(|e| {
+            let e = std::str::from_utf8(e).ok()?;
+            let (head, path) = e.split_once('\t')?;
+            let mut parts = head.split(' ');
+            let (mode, kind, sha) = (parts.next()?, parts.next()?, parts.next()?);
+            (kind == "blob" && mode.starts_with("100") && !path.contains(".."))
+                .then(|| (sha.to_string(), path.to_string()))
+        })
+        .collect();
+    let mut cat = Command::new("git")
+        .arg("--git-dir")
+        .arg(mirror)
+        .args(["cat-file", "--batch"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()?;
+    let mut stdin = cat.stdin.take().expect("piped");
+    let shas: Vec<String> = entries.iter().map(|e| e.0.clone()).collect();
+    let feeder = std::thread::spawn(move || -> std::io::Result<()> {
+        for sha in shas {
+            writeln!(stdin, "{sha}")?;
+        }
+        Ok(())
+    });
+    let mut out = BufReader::new(cat.stdout.take().expect("piped"));
+    let mut header = String::new();
+    for (_, path) in &entries {
+        header.clear();
+        out.read_line(&mut header)?;
+        let size: Option<usize> = header
+            .split_whitespace()
+            .nth(2)
+            .and_then(|n| n.parse().ok());
+        let Some(size) = size else {
+            continue; // `SHA missing`
+        };
+        let mut body = vec![0u8; size + 1];
+        out.read_exact(&mut body)?;
+        body.pop();
+        let target = dir.join(path);
+        if let Some(parent) = target.parent() {
+            std::fs::create_dir_all(parent)?;
+        }
+        std::fs::write(target, body)?;
+    }
+    feeder
+        .join()
+        .map_err(|_| std::io::Error::other("feeder panicked"))??;
+    cat.wait()?;
+    Ok(())
+}
+
+/// `git --git-dir MIRROR archive REV | tar -x -C DIR`.
+fn archive(mirror: &Path, rev: &str, dir: &Path) -> Result<()> {
     std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
     let mut git = Command::new("git")
         .arg("--git-dir")
@@ -449,6 +535,47 @@ mod tests {
         )
         .expect_err("no mirror, no checkout");
         assert!(e.to_string().contains("cannot check out deadbeef"), "{e}");
+    }
+
+    #[test]
+    fn a_tree_with_a_missing_blob_is_checked_out_without_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let repo = dir.path().join("repo");
+        let git = |args: &[&str]| {
+            let ok = Command::new("git")
+                .arg("-C")
+                .arg(&repo)
+                .args(["-c", "user.name=t", "-c", "user.email=t@t"])
+                .args(args)
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .status()
+                .unwrap()
+                .success();
+            assert!(ok, "git {args:?}");
+        };
+        std::fs::create_dir_all(repo.join("src")).unwrap();
+        std::fs::write(repo.join("src/kept.py"), "def kept(): pass\n").unwrap();
+        std::fs::write(repo.join("big.json"), "{\"large\": true}\n").unwrap();
+        git(&["init", "-q"]);
+        git(&["add", "."]);
+        git(&["commit", "-qm", "c"]);
+        // Lose the blob of big.json, as a snapshot without its largest files does.
+        let sha = Command::new("git")
+            .arg("-C")
+            .arg(&repo)
+            .args(["rev-parse", "HEAD:big.json"])
+            .output()
+            .unwrap();
+        let sha = String::from_utf8(sha.stdout).unwrap().trim().to_string();
+        std::fs::remove_file(repo.join(".git/objects").join(&sha[..2]).join(&sha[2..])).unwrap();
+        let tree = dir.path().join("tree");
+        checkout(&repo.join(".git"), "HEAD", &tree).unwrap();
+        assert_eq!(
+            std::fs::read_to_string(tree.join("src/kept.py")).unwrap(),
+            "def kept(): pass\n"
+        );
+        assert!(!tree.join("big.json").exists());
     }
 
     fn ranking(files: &[&str]) -> Ranking {
