@@ -313,6 +313,9 @@ pub enum BenchCommand {
         /// Rounds of coordinate ascent at most.
         #[arg(long, default_value_t = 6)]
         rounds: usize,
+        /// Also write every pair's candidate files and their features as JSON lines to FILE.
+        #[arg(long, value_name = "FILE")]
+        dump: Option<PathBuf>,
         #[command(flatten)]
         common: Common,
     },

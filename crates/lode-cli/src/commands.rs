@@ -222,6 +222,7 @@ pub fn run(cmd: Command) -> Result<u8> {
                     work,
                     held_out,
                     rounds,
+                    dump,
                     common,
                 },
         } => crate::learn::learn(
@@ -232,6 +233,7 @@ pub fn run(cmd: Command) -> Result<u8> {
                 work: work.as_deref(),
                 held_out: &held_out,
                 rounds,
+                dump: dump.as_deref(),
             },
         ),
         Command::Eval {

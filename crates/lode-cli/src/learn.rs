@@ -8,12 +8,13 @@
 //! run's table in `docs/benchmarks.md`.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::io::Write;
 use std::path::Path;
 
 use lode_core::{Error, Result};
 use lode_eval::learn::{Objective, Query, coordinate_ascent, evaluate};
 use lode_index::Filter;
-use lode_search::task::{FileFeatures, Weights};
+use lode_search::task::{FEATURES, Feature, FileFeatures, Weights};
 use serde::Serialize;
 
 use crate::cli::Common;
@@ -28,6 +29,19 @@ pub struct LearnArgs<'a> {
     /// repository of each language, by name.
     pub held_out: &'a [String],
     pub rounds: usize,
+    /// Also write every pair's candidates and their features as JSON lines here.
+    pub dump: Option<&'a Path>,
+}
+
+/// A pair as `--dump` writes it.
+#[derive(Serialize)]
+struct Dumped<'a> {
+    id: &'a str,
+    repo: &'a str,
+    language: &'a str,
+    gold: Vec<&'a str>,
+    features: Vec<&'static str>,
+    candidates: Vec<(String, Vec<f64>, bool)>,
 }
 
 #[derive(Serialize)]
@@ -36,7 +50,7 @@ struct LearnReport {
     held_out_repos: Vec<String>,
     defaults: Vec<f64>,
     learned: Vec<f64>,
-    names: [&'static str; 12],
+    names: Vec<&'static str>,
     /// Split (`train`, `held-out`) → weights (`defaults`, `learned`) → measures.
     scores: BTreeMap<String, BTreeMap<String, Objective>>,
 }
@@ -44,6 +58,12 @@ struct LearnReport {
 pub fn learn(common: Common, args: LearnArgs) -> Result<u8> {
     let cases = lode_eval::load_swebench(args.cases).map_err(|e| Error::BadQuery(e.to_string()))?;
     let work = Workspace::new(args.work);
+    let mut dump = match args.dump {
+        Some(p) => Some(std::io::BufWriter::new(
+            std::fs::File::create(p).map_err(|e| Error::io(p, e))?,
+        )),
+        None => None,
+    };
     let mut queries: Vec<Query> = Vec::new();
     let mut languages: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
     let mut by_tree: BTreeMap<(String, String), Vec<&lode_eval::Case>> = BTreeMap::new();
@@ -71,12 +91,28 @@ pub fn learn(common: Common, args: LearnArgs) -> Result<u8> {
             let gold: Vec<&str> = case.relevant.iter().map(|t| t.path.as_str()).collect();
             let found =
                 lode_search::task_candidates(&index, &case.query, &Filter::default(), true)?;
+            let candidates: Vec<(String, Vec<f64>, bool)> = found
+                .into_iter()
+                .map(|(path, f)| {
+                    let is_gold = gold.contains(&path.as_str());
+                    (path, f.0.to_vec(), is_gold)
+                })
+                .collect();
+            if let Some(out) = dump.as_mut() {
+                let line = serde_json::to_string(&Dumped {
+                    id: case.id.as_deref().unwrap_or(""),
+                    repo,
+                    language: case.language.as_deref().unwrap_or(""),
+                    gold: gold.clone(),
+                    features: Feature::ALL.iter().map(|f| f.name()).collect(),
+                    candidates: candidates.clone(),
+                })
+                .expect("serializable");
+                writeln!(out, "{line}").map_err(|e| Error::io("dump", e))?;
+            }
             queries.push(Query {
                 group: repo.clone(),
-                candidates: found
-                    .into_iter()
-                    .map(|(path, f)| (f.to_vec(), gold.contains(&path.as_str())))
-                    .collect(),
+                candidates: candidates.into_iter().map(|(_, f, g)| (f, g)).collect(),
                 gold: gold.len(),
             });
         }
@@ -92,6 +128,9 @@ pub fn learn(common: Common, args: LearnArgs) -> Result<u8> {
         }
     }
     work.finish();
+    if let Some(mut out) = dump {
+        out.flush().map_err(|e| Error::io("dump", e))?;
+    }
 
     let held_out: BTreeSet<String> = if args.held_out.is_empty() {
         languages
@@ -109,8 +148,8 @@ pub fn learn(common: Common, args: LearnArgs) -> Result<u8> {
         .iter()
         .filter(|q| held_out.contains(&q.group))
         .collect();
-    let score = |w: &[f64], f: &[f64]| Weights::from_slice(w).score(&FileFeatures::from_slice(f));
-    let defaults = Weights::default().to_vec();
+    let score = |w: &[f64], f: &[f64]| weights(w).score(&FileFeatures(array(f)));
+    let defaults = Weights::default().0.to_vec();
     let learned = coordinate_ascent(&train, &defaults, steps, &score, args.rounds);
     let mut scores: BTreeMap<String, BTreeMap<String, Objective>> = BTreeMap::new();
     for (split, qs) in [("train", &train), ("held-out", &test)] {
@@ -126,7 +165,7 @@ pub fn learn(common: Common, args: LearnArgs) -> Result<u8> {
         held_out_repos: group_names(&test),
         defaults,
         learned,
-        names: Weights::NAMES,
+        names: Feature::ALL.iter().map(|f| f.name()).collect(),
         scores,
     };
     if common.json {
@@ -155,7 +194,7 @@ pub fn learn(common: Common, args: LearnArgs) -> Result<u8> {
     }
     println!("| weight | default | learned |");
     println!("|---|---:|---:|");
-    for (i, name) in Weights::NAMES.iter().enumerate() {
+    for (i, name) in report.names.iter().enumerate() {
         println!(
             "| {name} | {} | {} |",
             report.defaults[i], report.learned[i]
@@ -171,7 +210,7 @@ fn steps(d: usize, v: f64) -> Vec<f64> {
     if d == 0 {
         return Vec::new();
     }
-    if d >= Weights::FIRST_FACTOR {
+    if d >= Feature::FACTORS {
         return vec![0.02, 0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 0.85, 1.0];
     }
     if v == 0.0 {
@@ -181,6 +220,18 @@ fn steps(d: usize, v: f64) -> Vec<f64> {
         .iter()
         .map(|f| round3(v * f))
         .collect()
+}
+
+fn array(v: &[f64]) -> [f64; FEATURES] {
+    let mut a = [0.0; FEATURES];
+    for (slot, x) in a.iter_mut().zip(v) {
+        *slot = *x;
+    }
+    a
+}
+
+fn weights(v: &[f64]) -> Weights {
+    Weights(array(v))
 }
 
 fn round3(x: f64) -> f64 {

@@ -109,6 +109,8 @@ struct Explained<'a> {
     repo: &'a str,
     gold: &'a [String],
     top: BTreeMap<&'static str, Vec<String>>,
+    /// The first ten chunks of each chunk ranking, `path:start-end symbol`.
+    chunks: BTreeMap<&'static str, Vec<String>>,
 }
 
 /// Where the cases' trees and indexes live: a temporary directory removed
@@ -346,6 +348,7 @@ pub fn swebench(common: Common, args: SweArgs) -> Result<u8> {
         };
         let gold: Vec<String> = case.relevant.iter().map(|t| t.path.clone()).collect();
         let mut top = BTreeMap::new();
+        let mut chunks = BTreeMap::new();
         for name in RANKINGS {
             let ranked = rank(&index, name, &case.query)?;
             let by_repo = scores.entry(name.to_string()).or_default();
@@ -355,6 +358,18 @@ pub fn swebench(common: Common, args: SweArgs) -> Result<u8> {
                     .or_default()
                     .add(&ranked, &gold, &case.symbols);
             }
+            let listed: Vec<String> = ranked
+                .chunks
+                .iter()
+                .take(10)
+                .map(|c| {
+                    let symbol = c.symbol.as_deref().unwrap_or("-");
+                    format!("{}:{}-{} {symbol}", c.path, c.start_line, c.end_line)
+                })
+                .collect();
+            if !listed.is_empty() {
+                chunks.insert(name, listed);
+            }
             top.insert(name, ranked.files.into_iter().take(10).collect());
         }
         if let Some(out) = explain.as_mut() {
@@ -363,6 +378,7 @@ pub fn swebench(common: Common, args: SweArgs) -> Result<u8> {
                 repo,
                 gold: &gold,
                 top,
+                chunks,
             })
             .expect("serializable");
             writeln!(out, "{line}").map_err(|e| Error::io("explain", e))?;
@@ -493,8 +509,10 @@ fn from_hits(hits: &[SearchHit]) -> Ranking {
         .iter()
         .map(|h| {
             let mut c = ResultChunk::new(h.path.clone(), h.start_line, h.end_line);
-            c.symbol = h.symbol.as_ref().map(|s| match &h.container {
-                Some(container) => format!("{container}.{s}"),
+            // A container reads `class Session`: its name is the last word.
+            let owner = h.container.as_deref().and_then(|c| c.rsplit(' ').next());
+            c.symbol = h.symbol.as_ref().map(|s| match owner {
+                Some(owner) => format!("{owner}.{s}"),
                 None => s.clone(),
             });
             c

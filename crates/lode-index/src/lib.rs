@@ -86,4 +86,4 @@ pub use refresh::{
 pub use relations::{CallRow, ImportRow};
 pub use store::{Manifest, ManifestEntry, SCHEMA_VERSION, Store, WAL_LIMIT_BYTES};
 pub use walk::{SkipReason, WalkReport, WalkedFile, content_reason, walk};
-pub use whole_file::{FileBm25Params, FileScore};
+pub use whole_file::{DenseFiles, FileBm25Params, FileScore};

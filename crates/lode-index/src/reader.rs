@@ -528,12 +528,16 @@ impl Index {
         filter: &Filter,
         limit: usize,
     ) -> Result<Vec<(i64, f64)>> {
+        if limit == 0 {
+            return Ok(Vec::new());
+        }
         let weighted: Vec<(&str, f64)> = terms.iter().map(|t| (t.as_str(), 1.0)).collect();
         self.lexical_weighted(&weighted, params, filter, limit)
     }
 
     /// [`lexical`](Self::lexical) with a weight per term: each term's BM25F
     /// score counts its weight times (a task's code words above its prose).
+    /// `limit` 0: every chunk a term matched, best first.
     pub fn lexical_weighted(
         &self,
         terms: &[(&str, f64)],
@@ -541,7 +545,7 @@ impl Index {
         filter: &Filter,
         limit: usize,
     ) -> Result<Vec<(i64, f64)>> {
-        if terms.is_empty() || limit == 0 {
+        if terms.is_empty() {
             return Ok(Vec::new());
         }
         let stats = self.lexical_stats()?;
@@ -601,6 +605,12 @@ impl Index {
     /// by the model that made the index's vectors (a server that fails, a
     /// model this process does not use); [`take_notes`](Self::take_notes) then says why.
     pub fn dense(&self, query: &str, filter: &Filter, limit: usize) -> Result<Vec<(i64, f64)>> {
+        Ok(best(self.dense_scores(query, filter)?, limit))
+    }
+
+    /// Every admitted chunk's similarity to `query`, in no order (empty when
+    /// the query cannot be embedded; see [`dense`](Self::dense)).
+    pub(crate) fn dense_scores(&self, query: &str, filter: &Filter) -> Result<Vec<(i64, f64)>> {
         let Some(spec) = self.vector_spec()? else {
             return Ok(Vec::new()); // an index of an older lode; its fingerprint rebuilds it
         };
@@ -638,7 +648,7 @@ impl Index {
                 }
             }
         }
-        Ok(best(scored, limit))
+        Ok(scored)
     }
 
     /// What the index's vectors are (`None` for an index of an older lode).

@@ -51,7 +51,21 @@ pub(crate) struct FileTable {
     /// By chunk id: the file's slot in `files`, or `u32::MAX`.
     chunk_file: Vec<u32>,
     files: Vec<FileEntry>,
+    by_path: HashMap<String, u32>,
     average_len: f64,
+    longest: u32,
+}
+
+/// The dense side of a task: the nearest chunks, and how near each file's
+/// chunks come.
+#[derive(Clone, Debug, Default)]
+pub struct DenseFiles {
+    /// The nearest chunks, best first (as [`Index::dense`]).
+    pub chunks: Vec<(i64, f64)>,
+    /// Per file: its best chunk's similarity and the mean of its best three.
+    pub files: HashMap<String, (f64, f64)>,
+    /// Every chunk's similarity, in no order.
+    pub all: Vec<(i64, f64)>,
 }
 
 struct FileEntry {
@@ -236,6 +250,12 @@ impl Index {
             }
         }
         drop(tx);
+        let by_path = files
+            .iter()
+            .enumerate()
+            .map(|(slot, f)| (f.path.clone(), slot as u32))
+            .collect();
+        let longest = files.iter().map(|f| f.len).max().unwrap_or(0);
         let with_text: Vec<f64> = files.iter().map(|f| f64::from(f.len)).collect();
         let average_len = if with_text.is_empty() {
             0.0
@@ -245,7 +265,9 @@ impl Index {
         let table = Arc::new(FileTable {
             chunk_file,
             files,
+            by_path,
             average_len,
+            longest,
         });
         let _ = self.file_table_slot().set(table.clone());
         Ok(table)
@@ -266,6 +288,82 @@ fn count(
 }
 
 impl Index {
+    /// A file's size as whole-file scoring sees it, relative to the largest
+    /// file's, on a log scale (0–1): `ln(1 + tokens) / ln(1 + most tokens)`.
+    /// An overlay's files and unknown paths are 0.
+    pub fn file_size_share(&self, path: &str) -> Result<f64> {
+        let table = self.file_table()?;
+        let Some(&slot) = table.by_path.get(path) else {
+            return Ok(0.0);
+        };
+        let len = f64::from(table.files[slot as usize].len);
+        let longest = f64::from(table.longest);
+        Ok(if longest > 0.0 {
+            (1.0 + len).ln() / (1.0 + longest).ln()
+        } else {
+            0.0
+        })
+    }
+
+    /// The chunks nearest to `query` (at most `limit`) and, per file, how
+    /// near its chunks come: what a task's ranking reads of the embeddings,
+    /// in one pass over them.
+    pub fn dense_files(&self, query: &str, filter: &Filter, limit: usize) -> Result<DenseFiles> {
+        let scored = self.dense_scores(query, filter)?;
+        if scored.is_empty() {
+            return Ok(DenseFiles::default());
+        }
+        let table = self.file_table()?;
+        let over = self.active_overlay();
+        // Per file slot (and per overlay path): its best three similarities.
+        let mut disk: Vec<[f64; 3]> = vec![[f64::NEG_INFINITY; 3]; table.files.len()];
+        let mut overlay: HashMap<String, [f64; 3]> = HashMap::new();
+        let keep = |top: &mut [f64; 3], cos: f64| {
+            if cos > top[2] {
+                top[2] = cos;
+                top.sort_by(|a, b| b.total_cmp(a));
+            }
+        };
+        for &(id, cos) in &scored {
+            match usize::try_from(id) {
+                Ok(id) => {
+                    if let Some(&slot) = table.chunk_file.get(id).filter(|s| **s != u32::MAX) {
+                        keep(&mut disk[slot as usize], cos);
+                    }
+                }
+                Err(_) => {
+                    if let Some(c) = over.as_ref().and_then(|o| o.chunk(id)) {
+                        let top = overlay
+                            .entry(c.path.clone())
+                            .or_insert([f64::NEG_INFINITY; 3]);
+                        keep(top, cos);
+                    }
+                }
+            }
+        }
+        let summary = |top: [f64; 3]| -> Option<(f64, f64)> {
+            let kept: Vec<f64> = top.into_iter().filter(|c| c.is_finite()).collect();
+            let best = *kept.first()?;
+            Some((best, kept.iter().sum::<f64>() / kept.len() as f64))
+        };
+        let mut files: HashMap<String, (f64, f64)> = HashMap::new();
+        for (slot, top) in disk.into_iter().enumerate() {
+            if let Some(s) = summary(top) {
+                files.insert(table.files[slot].path.clone(), s);
+            }
+        }
+        for (path, top) in overlay {
+            if let Some(s) = summary(top) {
+                files.insert(path, s);
+            }
+        }
+        Ok(DenseFiles {
+            chunks: crate::top::best(scored.iter().copied(), limit),
+            files,
+            all: scored,
+        })
+    }
+
     /// The ids of a file's chunks in line order (an overlay's version of the
     /// file when one is over the index); empty for a file the index lacks.
     pub fn file_chunk_ids(&self, path: &str) -> Result<Vec<i64>> {

@@ -122,6 +122,20 @@ fn every_chunk(index: &Index) -> Vec<i64> {
         .lexical(&terms, &Bm25Params::default(), &Filter::default(), 1000)
         .unwrap();
     assert!(hits.len() >= 10, "{hits:?}");
+    // Weighted with no limit: every match, in the same order, scores scaled.
+    let all = index
+        .lexical_weighted(
+            &[("return", 2.0)],
+            &Bm25Params::default(),
+            &Filter::default(),
+            0,
+        )
+        .unwrap();
+    assert_eq!(all.len(), hits.len());
+    for (a, h) in all.iter().zip(&hits) {
+        assert_eq!(a.0, h.0);
+        assert!((a.1 - 2.0 * h.1).abs() < 1e-9, "{a:?} {h:?}");
+    }
     hits.into_iter().map(|(id, _)| id).collect()
 }
 

@@ -3,189 +3,167 @@
 //! dense similarity, and the task's named things — paths, trace frames,
 //! modules, definitions, messages.
 
-use std::collections::HashMap;
-use std::sync::Arc;
+use std::collections::{HashMap, HashSet};
 
 use lode_core::{Language, Result};
 use lode_index::lexical::Bm25Params;
-use lode_index::{ChunkRow, FileBm25Params, Filter, Index};
-use serde::{Deserialize, Serialize};
+use lode_index::{FileBm25Params, Filter, Index};
 
 use super::resolve::PathIndex;
 use super::text::{TaskText, TermWeights};
 use crate::rank;
 
-/// One candidate file's evidence. Scores are relative to the best candidate
-/// of the same task (0–1); flags are 0 or 1.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct FileFeatures {
-    /// Whole-file BM25 over the task's weighted terms.
-    pub bm25: f64,
-    /// The best chunk's fused (lexical and dense) score.
-    pub chunk: f64,
-    /// The best chunk's embedding similarity.
-    pub dense: f64,
+/// A kind of evidence about a candidate file, in vector order: the first
+/// ones add to a file's score, the last three ([`Feature::FACTORS`])
+/// multiply it when set.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Feature {
+    /// Whole-file BM25 over the task's weighted terms (relative to the best).
+    Bm25,
+    /// The best chunk's fused lexical and dense score (relative).
+    Chunk,
+    /// The best chunk's embedding similarity (relative).
+    Dense,
     /// A path the task names is this file (1), or its file name is (less).
-    pub path: f64,
+    Path,
     /// A trace frame ran in this file.
-    pub frame: f64,
+    Frame,
     /// A module path the task names is this file or its package.
-    pub module: f64,
-    /// The file defines names the task writes as code, each counting the
-    /// more the fewer files define it.
-    pub defines: f64,
-    /// The file holds an error message the task quotes.
-    pub message: f64,
-    /// The file holds a line of code the task quotes (its share of them).
-    pub snippet: f64,
+    Module,
+    /// It defines names the prose or a trace writes as code, each counting
+    /// the more the fewer files define it.
+    Defines,
+    /// The same for names only the task's code blocks hold.
+    DefinesCode,
+    /// Its file name (without extension) is a word of the task: 1 in the
+    /// title or as code, 0.5 in the prose.
+    Stem,
+    /// It holds an error message the task quotes.
+    Message,
+    /// It holds lines of code the task quotes (their share).
+    Snippet,
+    /// How near its three nearest chunks come to the task, on average, among
+    /// all files (min–max scaled).
+    DenseFile,
+    /// Its size against the largest file's, on a log scale: a large file
+    /// holds more of the code a change touches.
+    Size,
     /// A test file.
-    pub test: f64,
+    Test,
     /// Not code: prose, data, a notebook, a locale catalog.
-    pub non_code: f64,
+    NonCode,
     /// Under an example or documentation directory.
-    pub example: f64,
+    Example,
 }
 
-impl FileFeatures {
-    /// The features in [`Weights::NAMES`] order.
-    pub fn to_vec(&self) -> Vec<f64> {
-        vec![
-            self.bm25,
-            self.chunk,
-            self.dense,
-            self.path,
-            self.frame,
-            self.module,
-            self.defines,
-            self.message,
-            self.snippet,
-            self.test,
-            self.non_code,
-            self.example,
-        ]
-    }
+/// How many kinds of evidence there are.
+pub const FEATURES: usize = 16;
 
-    /// Features from a vector in [`Weights::NAMES`] order (missing ones 0).
-    pub fn from_slice(v: &[f64]) -> FileFeatures {
-        let at = |i: usize| v.get(i).copied().unwrap_or(0.0);
-        FileFeatures {
-            bm25: at(0),
-            chunk: at(1),
-            dense: at(2),
-            path: at(3),
-            frame: at(4),
-            module: at(5),
-            defines: at(6),
-            message: at(7),
-            snippet: at(8),
-            test: at(9),
-            non_code: at(10),
-            example: at(11),
+impl Feature {
+    pub const ALL: [Feature; FEATURES] = [
+        Feature::Bm25,
+        Feature::Chunk,
+        Feature::Dense,
+        Feature::Path,
+        Feature::Frame,
+        Feature::Module,
+        Feature::Defines,
+        Feature::DefinesCode,
+        Feature::Stem,
+        Feature::Message,
+        Feature::Snippet,
+        Feature::DenseFile,
+        Feature::Size,
+        Feature::Test,
+        Feature::NonCode,
+        Feature::Example,
+    ];
+
+    /// Where the factors begin in [`Feature::ALL`].
+    pub const FACTORS: usize = 13;
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Feature::Bm25 => "bm25",
+            Feature::Chunk => "chunk",
+            Feature::Dense => "dense",
+            Feature::Path => "path",
+            Feature::Frame => "frame",
+            Feature::Module => "module",
+            Feature::Defines => "defines",
+            Feature::DefinesCode => "defines_code",
+            Feature::Stem => "stem",
+            Feature::Message => "message",
+            Feature::Snippet => "snippet",
+            Feature::DenseFile => "dense_file",
+            Feature::Size => "size",
+            Feature::Test => "test",
+            Feature::NonCode => "non_code",
+            Feature::Example => "example",
         }
     }
 }
 
-/// How much each piece of evidence counts. The defaults are learned
-/// (`lode bench learn`) from commit histories disjoint from every
-/// evaluation set; see `docs/benchmarks.md`.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Weights {
-    pub bm25: f64,
-    pub chunk: f64,
-    pub dense: f64,
-    pub path: f64,
-    pub frame: f64,
-    pub module: f64,
-    pub defines: f64,
-    pub message: f64,
-    pub snippet: f64,
-    /// Factors, multiplied in when the flag is set.
-    pub test: f64,
-    pub non_code: f64,
-    pub example: f64,
+/// One candidate file's evidence, by [`Feature`]: scores relative to the
+/// best candidate of the same task (0–1), flags 0 or 1.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct FileFeatures(pub [f64; FEATURES]);
+
+impl FileFeatures {
+    pub fn get(&self, f: Feature) -> f64 {
+        self.0[f as usize]
+    }
+
+    pub fn set(&mut self, f: Feature, v: f64) {
+        self.0[f as usize] = v;
+    }
+
+    /// Keeps the larger of the current value and `v`.
+    fn raise(&mut self, f: Feature, v: f64) {
+        let slot = &mut self.0[f as usize];
+        *slot = slot.max(v);
+    }
 }
+
+/// How much each kind of evidence counts, by [`Feature`]. The defaults are
+/// learned (`lode bench learn`) from commit histories disjoint from every
+/// evaluation set; see `docs/benchmarks.md`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Weights(pub [f64; FEATURES]);
 
 impl Default for Weights {
     fn default() -> Weights {
-        Weights {
-            bm25: 1.0,
-            chunk: 0.6,
-            dense: 0.2,
-            path: 1.5,
-            frame: 1.0,
-            module: 0.6,
-            defines: 0.8,
-            message: 0.6,
-            snippet: 0.8,
-            test: 0.3,
-            non_code: 0.2,
-            example: 0.6,
-        }
+        Weights([
+            1.0, // bm25
+            0.6, // chunk
+            0.2, // dense
+            1.5, // path
+            1.0, // frame
+            0.6, // module
+            0.8, // defines
+            0.3, // defines_code
+            0.4, // stem
+            0.6, // message
+            0.8, // snippet
+            0.2, // dense_file
+            0.1, // size
+            0.3, // test
+            0.2, // non_code
+            0.6, // example
+        ])
     }
 }
 
 impl Weights {
-    /// The weights' names, in vector order. The first nine add, the last
-    /// three multiply.
-    pub const NAMES: [&'static str; 12] = [
-        "bm25", "chunk", "dense", "path", "frame", "module", "defines", "message", "snippet",
-        "test", "non_code", "example",
-    ];
-
-    /// Where the factors begin in [`Weights::NAMES`].
-    pub const FIRST_FACTOR: usize = 9;
-
-    pub fn to_vec(&self) -> Vec<f64> {
-        FileFeatures::to_vec(&FileFeatures {
-            bm25: self.bm25,
-            chunk: self.chunk,
-            dense: self.dense,
-            path: self.path,
-            frame: self.frame,
-            module: self.module,
-            defines: self.defines,
-            message: self.message,
-            snippet: self.snippet,
-            test: self.test,
-            non_code: self.non_code,
-            example: self.example,
-        })
-    }
-
-    pub fn from_slice(v: &[f64]) -> Weights {
-        let f = FileFeatures::from_slice(v);
-        Weights {
-            bm25: f.bm25,
-            chunk: f.chunk,
-            dense: f.dense,
-            path: f.path,
-            frame: f.frame,
-            module: f.module,
-            defines: f.defines,
-            message: f.message,
-            snippet: f.snippet,
-            test: f.test,
-            non_code: f.non_code,
-            example: f.example,
-        }
-    }
-
     /// The file's score: the weighted sum of its evidence, times the factors
     /// of its flags.
     pub fn score(&self, f: &FileFeatures) -> f64 {
-        let sum = self.bm25 * f.bm25
-            + self.chunk * f.chunk
-            + self.dense * f.dense
-            + self.path * f.path
-            + self.frame * f.frame
-            + self.module * f.module
-            + self.defines * f.defines
-            + self.message * f.message
-            + self.snippet * f.snippet;
-        let factor = |flag: f64, w: f64| if flag > 0.0 { w } else { 1.0 };
-        sum * factor(f.test, self.test)
-            * factor(f.non_code, self.non_code)
-            * factor(f.example, self.example)
+        let (add, factors) = Feature::ALL.split_at(Feature::FACTORS);
+        let sum: f64 = add.iter().map(|&k| self.0[k as usize] * f.get(k)).sum();
+        factors
+            .iter()
+            .filter(|&&k| f.get(k) > 0.0)
+            .fold(sum, |s, &k| s * self.0[k as usize])
     }
 }
 
@@ -203,6 +181,48 @@ const LITERAL_FILES: usize = 40;
 /// chunks the search found in it.
 pub struct Gathered {
     pub files: Vec<Candidate>,
+    /// Every chunk's scores, to choose a ranked file's chunks.
+    pub chunk_scores: ChunkScores,
+}
+
+type FastMap<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
+
+/// Each chunk's lexical score and embedding similarity, both scaled to 0–1
+/// over the whole index (1: the best chunk).
+#[derive(Default)]
+pub struct ChunkScores {
+    lexical: FastMap<i64, f64>,
+    dense: FastMap<i64, f64>,
+}
+
+impl ChunkScores {
+    fn new(lexical: &[(i64, f64)], dense: &[(i64, f64)]) -> ChunkScores {
+        let best = lexical.first().map_or(0.0, |l| l.1);
+        let (lo, hi) = dense
+            .iter()
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), d| {
+                (lo.min(d.1), hi.max(d.1))
+            });
+        ChunkScores {
+            lexical: lexical
+                .iter()
+                .map(|&(id, s)| (id, ratio(s, best)))
+                .collect(),
+            dense: dense
+                .iter()
+                .filter(|_| hi > lo)
+                .map(|&(id, c)| (id, (c - lo) / (hi - lo)))
+                .collect(),
+        }
+    }
+
+    pub fn lexical(&self, id: i64) -> f64 {
+        self.lexical.get(&id).copied().unwrap_or(0.0)
+    }
+
+    pub fn dense(&self, id: i64) -> f64 {
+        self.dense.get(&id).copied().unwrap_or(0.0)
+    }
 }
 
 /// A candidate file.
@@ -210,8 +230,6 @@ pub struct Candidate {
     pub path: String,
     pub lang: String,
     pub features: FileFeatures,
-    /// Its pooled chunks with their fused scores, best first.
-    pub chunks: Vec<(f64, Arc<ChunkRow>)>,
     /// Lines the task points at in it: trace frames, quoted code and messages.
     pub frame_lines: Vec<u32>,
     /// Names of the task it defines.
@@ -237,7 +255,6 @@ pub fn gather(
                     path: path.to_string(),
                     lang: lang.to_string(),
                     features: FileFeatures::default(),
-                    chunks: Vec::new(),
                     frame_lines: Vec::new(),
                     defined: Vec::new(),
                 },
@@ -250,19 +267,38 @@ pub fn gather(
     let best_whole = whole.first().map_or(0.0, |f| f.score);
     for f in &whole {
         candidate(&mut files, &f.path, &f.lang);
-        files.get_mut(&f.path).expect("added").features.bm25 = ratio(f.score, best_whole);
+        files
+            .get_mut(&f.path)
+            .expect("added")
+            .features
+            .set(Feature::Bm25, ratio(f.score, best_whole));
     }
 
     // Chunks: lexical and dense, fused.
-    let lexical = index.lexical_weighted(&weighted, &Bm25Params::default(), filter, CHUNK_POOL)?;
-    let dense = if semantic {
-        index.dense(dense_text, filter, CHUNK_POOL)?
+    // Every chunk's lexical score (limit 0: all), to choose the chunks of
+    // the files ranked; the best make the pool.
+    let all_lexical = index.lexical_weighted(&weighted, &Bm25Params::default(), filter, 0)?;
+    let lexical = &all_lexical[..all_lexical.len().min(CHUNK_POOL)];
+    let dense_files = if semantic {
+        index.dense_files(dense_text, filter, CHUNK_POOL)?
     } else {
-        Vec::new()
+        lode_index::DenseFiles::default()
     };
-    let fused = crate::search::fuse(&lexical, &dense, rank::SEMANTIC_WEIGHT);
+    let dense = &dense_files.chunks;
+    let chunk_scores = ChunkScores::new(&all_lexical, &dense_files.all);
+    let fused = crate::search::fuse(lexical, dense, rank::SEMANTIC_WEIGHT);
     let cosine: HashMap<i64, f64> = dense.iter().copied().collect();
+    // Relative to the pool's spread: a static model's cosines crowd near
+    // the best, and a ratio to it would say little.
     let best_cosine = dense.first().map_or(0.0, |d| d.1);
+    let worst_cosine = dense.last().map_or(0.0, |d| d.1);
+    let spread = |cos: f64| {
+        if best_cosine > worst_cosine {
+            (cos - worst_cosine) / (best_cosine - worst_cosine)
+        } else {
+            0.0
+        }
+    };
     let mut ids: Vec<i64> = fused.keys().copied().collect();
     ids.sort_unstable();
     let rows = index.shared_chunks(&ids)?;
@@ -271,11 +307,10 @@ pub fn gather(
         let s = fused.get(&row.id).copied().unwrap_or(0.0);
         candidate(&mut files, &row.path, &row.lang);
         let c = files.get_mut(&row.path).expect("added");
-        c.features.chunk = c.features.chunk.max(ratio(s, best_fused));
+        c.features.raise(Feature::Chunk, ratio(s, best_fused));
         if let Some(&cos) = cosine.get(&row.id) {
-            c.features.dense = c.features.dense.max(ratio(cos, best_cosine));
+            c.features.raise(Feature::Dense, spread(cos));
         }
-        c.chunks.push((s, row));
     }
 
     // Named things: paths, frames, modules.
@@ -294,16 +329,27 @@ pub fn gather(
             let lang = lang_of(index, path)?;
             candidate(&mut files, path, &lang);
             let c = files.get_mut(path).expect("added");
-            c.features.path = c.features.path.max(strength);
+            c.features.raise(Feature::Path, strength);
         }
     }
-    for f in &task.frames {
-        let Some(p) = &f.path else { continue };
-        for (path, strength) in paths.resolve_path(p, true) {
+    // A trace runs from its entry point to where it failed: the frames in
+    // the repository count the more the deeper they are (the last most).
+    let in_repo: Vec<(&super::text::Frame, Vec<(&str, f64)>)> = task
+        .frames
+        .iter()
+        .filter_map(|f| {
+            let found = paths.resolve_path(f.path.as_deref()?, true);
+            (!found.is_empty()).then_some((f, found))
+        })
+        .collect();
+    let deepest = in_repo.len();
+    for (depth, (f, found)) in in_repo.into_iter().enumerate() {
+        let depth_share = (depth + 1) as f64 / deepest as f64;
+        for (path, strength) in found {
             let lang = lang_of(index, path)?;
             candidate(&mut files, path, &lang);
             let c = files.get_mut(path).expect("added");
-            c.features.frame = c.features.frame.max(strength);
+            c.features.raise(Feature::Frame, strength * depth_share);
             c.frame_lines.extend(f.line);
         }
     }
@@ -312,59 +358,90 @@ pub fn gather(
             let lang = lang_of(index, path)?;
             candidate(&mut files, path, &lang);
             let c = files.get_mut(path).expect("added");
-            c.features.module = c.features.module.max(strength);
+            c.features.raise(Feature::Module, strength);
         }
     }
 
-    // Definitions of the names the task writes as code, and of its frames' functions.
-    let frame_functions = task.frames.iter().filter_map(|f| f.function.as_deref());
-    let mut names: Vec<&str> = Vec::new();
-    for name in task
-        .identifiers
+    // Definitions of the names the task writes as code: those the prose or
+    // a trace names, then those only its code blocks hold.
+    let named: Vec<&str> = task
+        .named
         .iter()
         .map(|i| last_name(i))
         .chain(task.errors.iter().map(String::as_str))
-        .chain(frame_functions)
-    {
-        if name.len() >= 3 && !names.contains(&name) {
-            names.push(name);
-        }
-    }
-    for name in names.into_iter().take(MAX_DEFINITION_LOOKUPS) {
-        let symbols = index.symbols_named(name)?;
-        let mut defining: Vec<&str> = symbols.iter().map(|s| s.path.as_str()).collect();
-        defining.sort_unstable();
-        defining.dedup();
-        if defining.is_empty() || defining.len() > MAX_DEFINING_FILES {
-            continue;
-        }
-        let share = 1.0 / defining.len() as f64;
-        for path in defining {
-            let lang = lang_of(index, path)?;
-            if !filter.admits(path, &lang) {
+        .collect();
+    let in_code: Vec<&str> = task
+        .identifiers
+        .iter()
+        .map(|i| last_name(i))
+        .filter(|i| !named.contains(i))
+        .collect();
+    let mut looked_up = 0;
+    for (names, feature) in [(named, Feature::Defines), (in_code, Feature::DefinesCode)] {
+        let mut seen: Vec<&str> = Vec::new();
+        for name in names {
+            if name.len() < 3 || seen.contains(&name) || looked_up >= MAX_DEFINITION_LOOKUPS {
                 continue;
             }
-            candidate(&mut files, path, &lang);
-            let c = files.get_mut(path).expect("added");
-            c.features.defines += share;
-            c.defined.push(name.to_string());
+            seen.push(name);
+            looked_up += 1;
+            let symbols = index.symbols_named(name)?;
+            let mut defining: Vec<&str> = symbols.iter().map(|s| s.path.as_str()).collect();
+            defining.sort_unstable();
+            defining.dedup();
+            if defining.is_empty() || defining.len() > MAX_DEFINING_FILES {
+                continue;
+            }
+            let share = 1.0 / defining.len() as f64;
+            for path in defining {
+                let lang = lang_of(index, path)?;
+                if !filter.admits(path, &lang) {
+                    continue;
+                }
+                candidate(&mut files, path, &lang);
+                let c = files.get_mut(path).expect("added");
+                c.features.0[feature as usize] += share;
+                c.defined.push(name.to_string());
+            }
         }
     }
 
     let mut files: Vec<Candidate> = files.into_values().collect();
+    let words = TaskWords::new(task);
+    let (lowest, highest) = dense_files.files.values().fold(
+        (f64::INFINITY, f64::NEG_INFINITY),
+        |(lo, hi), &(_, mean)| (lo.min(mean), hi.max(mean)),
+    );
     for c in &mut files {
-        c.features.defines = (c.features.defines / 2.0).min(1.0);
+        if let Some(&(_, mean)) = dense_files.files.get(&c.path)
+            && highest > lowest
+        {
+            c.features
+                .set(Feature::DenseFile, (mean - lowest) / (highest - lowest));
+        }
+        c.features
+            .set(Feature::Size, index.file_size_share(&c.path)?);
+        for f in [Feature::Defines, Feature::DefinesCode] {
+            c.features.set(f, (c.features.get(f) / 2.0).min(1.0));
+        }
         let lower = c.path.to_ascii_lowercase();
-        c.features.test = flag(rank::is_test_path(&c.path));
-        c.features.non_code = flag(!Language::from_name(&c.lang).is_some_and(Language::is_code));
-        c.features.example = flag(rank::is_example_path(&lower) || is_docs_path(&lower));
-        c.chunks.sort_by(|a, b| {
-            b.0.total_cmp(&a.0)
-                .then_with(|| a.1.start_line.cmp(&b.1.start_line))
-        });
+        c.features.set(Feature::Stem, words.names_file(&c.path));
+        c.features
+            .set(Feature::Test, flag(rank::is_test_path(&c.path)));
+        c.features.set(
+            Feature::NonCode,
+            flag(!Language::from_name(&c.lang).is_some_and(Language::is_code)),
+        );
+        c.features.set(
+            Feature::Example,
+            flag(rank::is_example_path(&lower) || is_docs_path(&lower)),
+        );
     }
     mark_literals(index, task, &mut files);
-    Ok(Gathered { files })
+    Ok(Gathered {
+        files,
+        chunk_scores,
+    })
 }
 
 /// Sets `message` and `snippet` for the strongest candidates whose text
@@ -388,7 +465,7 @@ fn mark_literals(index: &Index, task: &TaskText, files: &mut [Candidate]) {
             .then_with(|| files[a].path.cmp(&files[b].path))
     });
     for i in order.into_iter().take(LITERAL_FILES) {
-        if files[i].features.non_code > 0.0 {
+        if files[i].features.get(Feature::NonCode) > 0.0 {
             continue;
         }
         let Some(text) = index.file_text(&files[i].path) else {
@@ -397,7 +474,7 @@ fn mark_literals(index: &Index, task: &TaskText, files: &mut [Candidate]) {
         let c = &mut files[i];
         for f in &fragments {
             if let Some(at) = text.find(f.as_str()) {
-                c.features.message = 1.0;
+                c.features.set(Feature::Message, 1.0);
                 c.frame_lines.push(line_of(&text, at));
             }
         }
@@ -409,7 +486,8 @@ fn mark_literals(index: &Index, task: &TaskText, files: &mut [Candidate]) {
             }
         }
         if !lines.is_empty() {
-            c.features.snippet = f64::from(found) / lines.len() as f64;
+            c.features
+                .set(Feature::Snippet, f64::from(found) / lines.len() as f64);
         }
     }
 }
@@ -452,6 +530,71 @@ fn message_fragments(message: &str) -> Vec<String> {
         .filter(|f| f.len() >= 15 && f.split_whitespace().count() >= 3)
         .map(str::to_string)
         .collect()
+}
+
+/// The task's words, normalised to compare with file names.
+struct TaskWords {
+    /// In the title or written as code.
+    strong: HashSet<String>,
+    /// Anywhere in the prose.
+    prose: HashSet<String>,
+}
+
+impl TaskWords {
+    fn new(task: &TaskText) -> TaskWords {
+        let norm = |w: &str| -> String {
+            let w: String = w
+                .chars()
+                .filter(|c| c.is_alphanumeric())
+                .flat_map(char::to_lowercase)
+                .collect();
+            singular(&w).to_string()
+        };
+        let words = |text: &str| -> Vec<String> {
+            text.split(|c: char| !(c.is_alphanumeric() || c == '_'))
+                .filter(|w| w.len() >= 3)
+                .map(norm)
+                .collect()
+        };
+        let mut strong: HashSet<String> = words(&task.title).into_iter().collect();
+        strong.extend(task.identifiers.iter().flat_map(|i| words(i)));
+        let prose = words(&task.prose).into_iter().collect();
+        TaskWords { strong, prose }
+    }
+
+    /// 1 when the file's name (its stem) is a strong word of the task, 0.5
+    /// when it is a prose word; names that every package has say nothing.
+    fn names_file(&self, path: &str) -> f64 {
+        let name = path.rsplit('/').next().unwrap_or(path);
+        let stem: String = name
+            .split('.')
+            .next()
+            .unwrap_or(name)
+            .chars()
+            .filter(|c| c.is_alphanumeric())
+            .flat_map(char::to_lowercase)
+            .collect();
+        let stem = singular(&stem);
+        if stem.len() < 3 || matches!(stem, "init" | "index" | "main" | "mod" | "lib" | "setup") {
+            return 0.0;
+        }
+        if self.strong.contains(stem) {
+            1.0
+        } else if self.prose.contains(stem) {
+            0.5
+        } else {
+            0.0
+        }
+    }
+}
+
+/// A word without a plural `s` (`sessions` ~ `session`).
+fn singular(w: &str) -> &str {
+    if w.len() > 3 && w.ends_with('s') && !w.ends_with("ss") {
+        &w[..w.len() - 1]
+    } else {
+        w
+    }
 }
 
 /// A qualified name's last part: `Session.request` → `request`.
@@ -504,16 +647,27 @@ mod tests {
     #[test]
     fn weights_add_evidence_and_multiply_flags() {
         let w = Weights::default();
-        let code = FileFeatures {
-            bm25: 1.0,
-            path: 1.0,
-            ..FileFeatures::default()
-        };
-        let test = FileFeatures {
-            test: 1.0,
-            ..code.clone()
-        };
-        assert!((w.score(&code) - (w.bm25 + w.path)).abs() < 1e-12);
-        assert!((w.score(&test) - w.score(&code) * w.test).abs() < 1e-12);
+        let mut code = FileFeatures::default();
+        code.set(Feature::Bm25, 1.0);
+        code.set(Feature::Path, 1.0);
+        let mut test = code.clone();
+        test.set(Feature::Test, 1.0);
+        let expected = w.0[Feature::Bm25 as usize] + w.0[Feature::Path as usize];
+        assert!((w.score(&code) - expected).abs() < 1e-12);
+        assert!((w.score(&test) - expected * w.0[Feature::Test as usize]).abs() < 1e-12);
+        for (i, f) in Feature::ALL.iter().enumerate() {
+            assert_eq!(*f as usize, i, "{}", f.name());
+        }
+    }
+
+    #[test]
+    fn a_file_named_by_a_word_of_the_task() {
+        let task =
+            TaskText::parse("Sessions drop cookies\n\nThe cookie jar is cleared on redirect.");
+        let words = TaskWords::new(&task);
+        assert_eq!(words.names_file("src/app/session.py"), 1.0);
+        assert_eq!(words.names_file("src/app/redirect.py"), 0.5);
+        assert_eq!(words.names_file("src/app/models.py"), 0.0);
+        assert_eq!(words.names_file("src/app/__init__.py"), 0.0);
     }
 }

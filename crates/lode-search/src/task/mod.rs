@@ -20,7 +20,7 @@ use serde::Serialize;
 use lode_core::Result;
 use lode_index::{ChunkRow, Filter, Index};
 
-pub use features::{FileFeatures, Weights};
+pub use features::{FEATURES, Feature, FileFeatures, Weights};
 pub use text::{Frame, MAX_TASK_BYTES, PathMention, TaskText, TermWeights};
 
 use crate::search::{Partial, SearchHit, to_hit};
@@ -155,7 +155,7 @@ pub fn task_search(index: &Index, text: &str, opts: &TaskOptions) -> Result<Task
     let task = TaskText::parse(text);
     let terms = task.terms(&features::term_weights());
     let dense_text = dense_text(&task, text);
-    let gathered = features::gather(
+    let mut gathered = features::gather(
         index,
         &task,
         &terms,
@@ -164,8 +164,7 @@ pub fn task_search(index: &Index, text: &str, opts: &TaskOptions) -> Result<Task
         opts.semantic,
     )?;
     let candidates = gathered.files.len();
-    let mut ranked: Vec<(f64, features::Candidate)> = gathered
-        .files
+    let mut ranked: Vec<(f64, features::Candidate)> = std::mem::take(&mut gathered.files)
         .into_iter()
         .map(|c| (opts.weights.score(&c.features), c))
         .filter(|(s, _)| *s > 0.0)
@@ -173,8 +172,21 @@ pub fn task_search(index: &Index, text: &str, opts: &TaskOptions) -> Result<Task
     ranked.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.path.cmp(&b.1.path)));
     ranked.truncate(opts.files);
     let mut files = Vec::with_capacity(ranked.len());
-    for (score, c) in ranked {
-        files.push(file_hit(index, score, c, opts)?);
+    for (rank, (score, c)) in ranked.into_iter().enumerate() {
+        // The likeliest file shows more of itself.
+        let wanted = match rank {
+            0 => opts.chunks_per_file + 1,
+            1 | 2 => opts.chunks_per_file,
+            _ => opts.chunks_per_file.min(1),
+        };
+        files.push(file_hit(
+            index,
+            score,
+            c,
+            &gathered.chunk_scores,
+            wanted,
+            opts,
+        )?);
     }
     Ok(TaskResults {
         files,
@@ -213,85 +225,106 @@ fn dense_text(task: &TaskText, text: &str) -> String {
     out
 }
 
-/// A ranked file with its best chunks: the pooled ones best first; a chunk
-/// that holds a trace frame's line or defines a name of the task first of
-/// all; the file's first chunk when the pools had none.
+/// A ranked file with its best chunks: each chunk of the file scored by
+/// its lexical score and embedding similarity (both against the whole
+/// index's best), and lifted when it holds a line the task points at (a
+/// trace frame, quoted code, a message) or defines a name the task writes.
 fn file_hit(
     index: &Index,
     score: f64,
     c: features::Candidate,
+    scores: &features::ChunkScores,
+    chunks_wanted: usize,
     opts: &TaskOptions,
 ) -> Result<FileHit> {
-    let mut chunks: Vec<std::sync::Arc<ChunkRow>> = Vec::new();
-    let named = |row: &ChunkRow| {
-        c.frame_lines
-            .iter()
-            .any(|&l| row.start_line <= l && l <= row.end_line)
-            || row
+    let ids = index.file_chunk_ids(&c.path)?;
+    let mut ranked: Vec<(f64, std::sync::Arc<ChunkRow>)> = index
+        .shared_chunks(&ids)?
+        .into_iter()
+        .map(|row| {
+            let named_line = c
+                .frame_lines
+                .iter()
+                .any(|&l| row.start_line <= l && l <= row.end_line);
+            let defines = row
                 .symbol
                 .as_ref()
-                .is_some_and(|s| c.defined.contains(&s.name))
-    };
-    let needs_file_chunks =
-        !c.frame_lines.is_empty() || !c.defined.is_empty() || c.chunks.is_empty();
-    if needs_file_chunks {
-        let ids = index.file_chunk_ids(&c.path)?;
-        for row in index.shared_chunks(&ids)? {
-            if named(&row) && chunks.len() < opts.chunks_per_file {
-                chunks.push(row);
-            }
+                .is_some_and(|s| c.defined.contains(&s.name));
+            let s = scores.lexical(row.id)
+                + CHUNK_DENSE * scores.dense(row.id)
+                + if named_line { CHUNK_NAMED_LINE } else { 0.0 }
+                + if defines { CHUNK_DEFINES } else { 0.0 };
+            // A file's header and the gaps between definitions name no code.
+            let s = if row.symbol.is_some() {
+                s
+            } else {
+                s * CHUNK_UNNAMED
+            };
+            (s, row)
+        })
+        .collect();
+    ranked.sort_by(|a, b| {
+        b.0.total_cmp(&a.0)
+            .then_with(|| a.1.start_line.cmp(&b.1.start_line))
+    });
+    // One chunk per symbol: a long function's parts would fill the file's share.
+    let mut shown: Vec<Option<i64>> = Vec::new();
+    ranked.retain(|(_, row)| {
+        let symbol = row.symbol.as_ref().map(|s| s.id);
+        if symbol.is_some() && shown.contains(&symbol) {
+            return false;
         }
-        if chunks.is_empty() && c.chunks.is_empty() {
-            chunks.extend(index.shared_chunks(&ids[..ids.len().min(1)])?);
-        }
-    }
-    for (_, row) in &c.chunks {
-        if chunks.len() >= opts.chunks_per_file {
-            break;
-        }
-        if !chunks.iter().any(|r| r.id == row.id) {
-            chunks.push(row.clone());
-        }
-    }
-    let chunk_score = (score * 10_000.0).round() / 10_000.0;
-    let hits = chunks
+        shown.push(symbol);
+        true
+    });
+    let file_score = (score * 10_000.0).round() / 10_000.0;
+    let hits = ranked
         .into_iter()
-        .map(|row| to_hit(index, row, chunk_score, opts.snippet_lines))
+        .take(chunks_wanted)
+        .map(|(_, row)| to_hit(index, row, file_score, opts.snippet_lines))
         .collect();
     Ok(FileHit {
         evidence: evidence(&c.features, &c.defined),
         path: c.path,
         language: c.lang,
-        score: chunk_score,
+        score: file_score,
         chunks: hits,
         features: c.features,
     })
 }
 
+/// How a file's chunks are chosen (see [`file_hit`]): the embedding counts
+/// half the lexical score; a line the task points at, or a definition of a
+/// name it writes, about as much as the best lexical match.
+const CHUNK_DENSE: f64 = 0.5;
+const CHUNK_NAMED_LINE: f64 = 1.0;
+const CHUNK_DEFINES: f64 = 0.8;
+/// A chunk of no symbol (a header, a gap) counts this much of its score.
+const CHUNK_UNNAMED: f64 = 0.5;
+
 /// The evidence in words, strongest kinds first.
 fn evidence(f: &FileFeatures, defined: &[String]) -> Vec<String> {
     let mut out = Vec::new();
-    if f.path >= 1.0 {
+    let path = f.get(Feature::Path);
+    if path >= 1.0 {
         out.push("path named".to_string());
-    } else if f.path > 0.0 {
+    } else if path > 0.0 {
         out.push("file name named".to_string());
     }
-    if f.frame > 0.0 {
-        out.push("trace frame".to_string());
-    }
-    if f.module > 0.0 {
-        out.push("module named".to_string());
-    }
-    if f.message > 0.0 {
-        out.push("holds the error message".to_string());
-    }
-    if f.snippet > 0.0 {
-        out.push("holds the quoted code".to_string());
+    for (feature, words) in [
+        (Feature::Frame, "trace frame"),
+        (Feature::Module, "module named"),
+        (Feature::Message, "holds the error message"),
+        (Feature::Snippet, "holds the quoted code"),
+    ] {
+        if f.get(feature) > 0.0 {
+            out.push(words.to_string());
+        }
     }
     for d in defined.iter().take(3) {
         out.push(format!("defines {d}"));
     }
-    if f.bm25 >= 0.5 {
+    if f.get(Feature::Bm25) >= 0.5 {
         out.push("text match".to_string());
     }
     out

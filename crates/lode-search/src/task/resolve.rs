@@ -24,6 +24,9 @@ pub type Strength = f64;
 /// A file name alone names a file this strongly (before sharing).
 const NAME_ONLY: f64 = 0.5;
 
+/// A file name alone names nothing when more files than this have it.
+const MAX_NAME_SHARERS: usize = 4;
+
 impl<'a> PathIndex<'a> {
     pub fn new(paths: &'a [String]) -> PathIndex<'a> {
         let mut by_name: HashMap<&str, Vec<&str>> = HashMap::new();
@@ -61,7 +64,8 @@ impl<'a> PathIndex<'a> {
             let share = 1.0 / hits.len() as f64;
             return hits.into_iter().map(|f| (f, share.max(0.5))).collect();
         }
-        if strict && segments.len() > 1 {
+        // A name many files share (`__init__.py`, `conf.py`) names none of them.
+        if (strict && segments.len() > 1) || files.len() > MAX_NAME_SHARERS {
             return Vec::new();
         }
         let share = NAME_ONLY / files.len() as f64;

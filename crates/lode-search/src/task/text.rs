@@ -52,9 +52,14 @@ pub struct TaskText {
     pub modules: Vec<String>,
     /// Stack-trace frames, in the order given.
     pub frames: Vec<Frame>,
+    /// The text's first line: an issue's title, a commit's subject.
+    pub title: String,
     /// Words written as code (snake_case, camelCase, `a.b`, `A::b`,
     /// `f()`, anything in backticks or in code), distinct, first seen first.
     pub identifiers: Vec<String>,
+    /// Those of the identifiers the prose or a trace names (not only a code
+    /// block, which may be the reporter's own code).
+    pub named: Vec<String>,
     /// Exception and error names (`ValueError`, `NullPointerException`, `E0308`).
     pub errors: Vec<String>,
     /// Error messages: quoted in the prose, or after an error's name.
@@ -81,6 +86,8 @@ pub struct TermWeights {
     pub code: f64,
     /// A prose word.
     pub prose: f64,
+    /// A word of the title (the first line), at least.
+    pub title: f64,
 }
 
 impl Default for TermWeights {
@@ -91,6 +98,7 @@ impl Default for TermWeights {
             part: 1.0,
             code: 1.0,
             prose: 0.6,
+            title: 1.2,
         }
     }
 }
@@ -117,6 +125,10 @@ static RUST_BT_FUNC: LazyLock<Regex> = LazyLock::new(|| {
 });
 static AT_PATH: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^\s*at (?P<path>[^\s:()]+):(?P<line>\d+)(?::\d+)?\s*$").unwrap());
+/// pytest's own frames: `src/pkg/mod.py:123: in run` (or `: ValueError`).
+static PYTEST_FRAME: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^(?P<path>[^\s:]+\.py):(?P<line>\d+): (?:in (?P<func>[\w<>]+)|\w+)\s*$").unwrap()
+});
 static GO_FUNC: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"^(?P<func>[\w./\-]+(?:\.\(\*?[\w]+\))?\.[\w]+)\(.*\)\s*$").unwrap()
 });
@@ -194,6 +206,7 @@ impl TaskText {
                 // its function is a name the text writes as code.
                 if let Some(f) = &frame.function {
                     push_distinct(&mut out.identifiers, &mut seen_ident, f);
+                    push_named(&mut out.named, f);
                 }
                 if frame.path.as_deref().is_none_or(|p| !p.starts_with('<')) {
                     out.frames.push(frame);
@@ -208,7 +221,8 @@ impl TaskText {
             let repl = ["$ ", ">>> ", "... ", "In [", "> "]
                 .iter()
                 .any(|p| line.trim_start().starts_with(p));
-            if in_fence || repl || (indented && (after_blank || !block.is_empty())) {
+            let statement = looks_like_statement(line);
+            if in_fence || repl || statement || (indented && (after_blank || !block.is_empty())) {
                 block.push(line);
                 out.push_line_code(line, &mut seen_ident);
                 after_blank = false;
@@ -222,6 +236,14 @@ impl TaskText {
         }
         out.push_code(&mut block);
         out.wants_docs = DOCS.is_match(&prose);
+        out.title = text
+            .lines()
+            .map(str::trim)
+            .find(|l| !l.is_empty())
+            .unwrap_or("")
+            .chars()
+            .take(300)
+            .collect();
         out.prose = prose;
         out.errors = distinct(ERROR_NAME.find_iter(text).map(|m| m.as_str().to_string()));
         out.identifiers.truncate(MAX_IDENTIFIERS);
@@ -268,6 +290,9 @@ impl TaskText {
         );
         add(whole, w.prose);
         add(parts, w.prose);
+        let (whole, parts) = split_counts(std::iter::once(self.title.as_str()));
+        add(whole, w.title);
+        add(parts, w.title);
         let mut terms: Vec<(String, f64)> = out.into_iter().collect();
         terms.sort_by(|a, b| a.0.cmp(&b.0));
         terms
@@ -284,6 +309,13 @@ impl TaskText {
         let at = |c: &regex::Captures, name| c.name(name).map(|m| m.as_str().to_string());
         let line_no = |c: &regex::Captures| c.name("line").and_then(|m| m.as_str().parse().ok());
         if let Some(c) = PY_FRAME.captures(line) {
+            return Some(Frame {
+                path: at(&c, "path").map(|p| clean_path(&p)),
+                line: line_no(&c),
+                function: at(&c, "func").filter(|f| !f.starts_with('<')),
+            });
+        }
+        if let Some(c) = PYTEST_FRAME.captures(line) {
             return Some(Frame {
                 path: at(&c, "path").map(|p| clean_path(&p)),
                 line: line_no(&c),
@@ -426,6 +458,7 @@ impl TaskText {
                 let w = m.as_str().trim_end_matches("()");
                 if w.len() >= 2 && !is_keyword(w) {
                     push_distinct(&mut self.identifiers, seen, w);
+                    push_named(&mut self.named, w);
                 }
             }
         }
@@ -446,6 +479,7 @@ impl TaskText {
             {
                 self.push_module(q);
                 push_distinct(&mut self.identifiers, seen, q);
+                push_named(&mut self.named, q);
             }
         }
         for m in WORD.find_iter(line) {
@@ -454,6 +488,7 @@ impl TaskText {
             let w = w.trim_end_matches("()");
             if call || looks_like_code(w) {
                 push_distinct(&mut self.identifiers, seen, w);
+                push_named(&mut self.named, w);
             }
         }
     }
@@ -521,6 +556,23 @@ impl TaskText {
                 .lines()
                 .any(|l| PY_FRAME.is_match(l) || JVM_FRAME.is_match(l))
     }
+}
+
+/// A prose line that is a line of code pasted without a fence:
+/// `method = builtin_str(method)`. It has code's punctuation, and at most a
+/// third of its words are plain words (a sentence with a call in
+/// parentheses is still a sentence).
+fn looks_like_statement(line: &str) -> bool {
+    let t = line.trim();
+    if t.len() < 8 || t.ends_with(['.', '?', '!']) || !t.contains(['(', '=', '[', '{']) {
+        return false;
+    }
+    let tokens: Vec<&str> = t.split_whitespace().collect();
+    let plain = tokens
+        .iter()
+        .filter(|w| w.len() >= 2 && w.chars().all(|c| c.is_alphabetic() || c == ','))
+        .count();
+    tokens.len() <= 12 && plain * 3 <= tokens.len()
 }
 
 /// Whether `q` is a file name with a known extension (`hyperbolic.py`), not
@@ -650,6 +702,12 @@ fn is_keyword(w: &str) -> bool {
     )
 }
 
+fn push_named(named: &mut Vec<String>, w: &str) {
+    if named.len() < MAX_IDENTIFIERS && !named.iter().any(|n| n == w) {
+        named.push(w.to_string());
+    }
+}
+
 fn push_distinct(list: &mut Vec<String>, seen: &mut HashMap<String, ()>, w: &str) {
     if seen.insert(w.to_string(), ()).is_none() {
         list.push(w.to_string());
@@ -751,6 +809,28 @@ mod tests {
         let w = TermWeights::default();
         assert!((terms["method"] - w.prose * (1.0 + 6f64.ln())).abs() < 1e-9);
         assert!(terms["builtin"] > 0.0 && terms["str"] > 0.0);
+    }
+
+    #[test]
+    fn a_pasted_line_of_code_is_code_and_a_sentence_is_not() {
+        for code in [
+            "method = builtin_str(method)",
+            "x.subs({1: 1.0})",
+            "assert parse(\"a\") == [1, 2]",
+        ] {
+            assert!(looks_like_statement(code), "{code}");
+        }
+        for prose in [
+            "I am using python3.4 and neutronclient (2.3.9) with requests (2.4.3).",
+            "It fails when the list (of items) is empty",
+            "See the docs",
+        ] {
+            assert!(!looks_like_statement(prose), "{prose}");
+        }
+        let t = TaskText::parse(
+            "A problem\nIn sessions.py is a command:\n\nmethod = builtin_str(method)\nConverts method.",
+        );
+        assert_eq!(t.code, ["method = builtin_str(method)"]);
     }
 
     #[test]
