@@ -94,6 +94,9 @@ struct BenchReport {
     index_disk_mb: f64,
     search_symbol: Percentiles,
     search_sentence: Percentiles,
+    /// Task texts in task mode: the first pass over them, then again.
+    search_task_first: Percentiles,
+    search_task_warm: Percentiles,
     lexical_symbol: Percentiles,
     lexical_sentence: Percentiles,
     grep: Percentiles,
@@ -105,6 +108,25 @@ struct BenchReport {
     graph_edges: usize,
     chunk_sizes: ChunkSizes,
 }
+
+/// Issue-shaped texts for the task-mode timing when no `--tasks` file is
+/// given: prose, a trace, code, as agents pass them.
+const TASKS: &[&str] = &[
+    "Config file values are ignored when an environment variable is set\n\nI set the \
+     timeout in the config file but the value from the environment always wins, even when \
+     it is empty. I expected an empty variable to be treated as unset.\n\n```\n\
+     export APP_TIMEOUT=\nrun --config app.toml\n```",
+    "Crash when parsing an empty input\n\nTraceback (most recent call last):\n  \
+     File \"/usr/src/app/main.py\", line 12, in <module>\n    parse(read_input())\n  \
+     File \"/usr/src/app/parser.py\", line 88, in parse\n    return tokens[0]\n\
+     IndexError: list index out of range",
+    "Retries do not back off\n\nWhen the server answers 503 the client retries at once, \
+     again and again, instead of waiting longer each time. The retry policy's delay seems \
+     to be reset on every attempt. This floods the server during an outage.",
+    "thread 'main' panicked at src/cache/store.rs:214:9:\ncalled `Option::unwrap()` on a \
+     `None` value\n\nThe cache evicts an entry that a reader still holds; `Store::get` \
+     should return a miss instead of panicking.",
+];
 
 /// Peak resident set size of this process, from /proc (Linux); 0 elsewhere.
 fn peak_rss_mb() -> f64 {
@@ -118,9 +140,13 @@ fn peak_rss_mb() -> f64 {
         .map_or(0.0, |kb| kb / 1024.0)
 }
 
-pub fn index(common: Common, path: &Path, queries: usize) -> Result<u8> {
+pub fn index(common: Common, path: &Path, queries: usize, tasks: Option<&Path>) -> Result<u8> {
+    let tasks = match tasks {
+        Some(p) => read_tasks(p)?,
+        None => TASKS.iter().map(|t| t.to_string()).collect(),
+    };
     let tmp = std::env::temp_dir().join(format!("lode-bench-{}", std::process::id()));
-    let result = run(&common, path, queries, &tmp);
+    let result = run(&common, path, queries, &tasks, &tmp);
     let _ = std::fs::remove_dir_all(&tmp);
     let report = result?;
     if common.json {
@@ -133,6 +159,7 @@ pub fn index(common: Common, path: &Path, queries: usize) -> Result<u8> {
         println!(
             "{}\n{} files, {:.1} MB, {} lines → {} chunks, {} symbols\nindex: {:.2} s ({:.0} files/s, {:.1} MB/s), peak RSS {:.0} MB, index {:.1} MB on disk\n\
              search (identifier): p50 {:.2} ms  p95 {:.2} ms  (n={})\nsearch (sentence):   p50 {:.2} ms  p95 {:.2} ms  (n={})\n\
+             task (first pass):   p50 {:.2} ms  p95 {:.2} ms  (n={})\ntask (warm):         p50 {:.2} ms  p95 {:.2} ms\n\
              lexical (identifier): p50 {:.2} ms  p95 {:.2} ms\nlexical (sentence):   p50 {:.2} ms  p95 {:.2} ms\n\
              grep:                p50 {:.2} ms  p95 {:.2} ms  (n={})\n\
              callers (first):     p50 {:.2} ms  p95 {:.2} ms  (n={})\ncallers (warm):      p50 {:.2} ms  p95 {:.2} ms\n\
@@ -154,6 +181,11 @@ pub fn index(common: Common, path: &Path, queries: usize) -> Result<u8> {
             report.search_sentence.p50_ms,
             report.search_sentence.p95_ms,
             report.search_sentence.n,
+            report.search_task_first.p50_ms,
+            report.search_task_first.p95_ms,
+            report.search_task_first.n,
+            report.search_task_warm.p50_ms,
+            report.search_task_warm.p95_ms,
             report.lexical_symbol.p50_ms,
             report.lexical_symbol.p95_ms,
             report.lexical_sentence.p50_ms,
@@ -180,7 +212,38 @@ pub fn index(common: Common, path: &Path, queries: usize) -> Result<u8> {
     Ok(0)
 }
 
-fn run(common: &Common, path: &Path, queries: usize, tmp: &Path) -> Result<BenchReport> {
+/// The `query` of each JSON line of `path`.
+fn read_tasks(path: &Path) -> Result<Vec<String>> {
+    let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+    let mut out = Vec::new();
+    for (i, line) in text
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty())
+    {
+        let v: serde_json::Value = serde_json::from_str(line)
+            .map_err(|e| Error::BadQuery(format!("{}:{}: {e}", path.display(), i + 1)))?;
+        match v["query"].as_str() {
+            Some(q) => out.push(q.to_string()),
+            None => {
+                return Err(Error::BadQuery(format!(
+                    "{}:{}: no \"query\" string",
+                    path.display(),
+                    i + 1
+                )));
+            }
+        }
+    }
+    Ok(out)
+}
+
+fn run(
+    common: &Common,
+    path: &Path,
+    queries: usize,
+    tasks: &[String],
+    tmp: &Path,
+) -> Result<BenchReport> {
     let config = match &common.config {
         Some(p) => Config::load(p)?,
         None => Config::default(),
@@ -229,6 +292,13 @@ fn run(common: &Common, path: &Path, queries: usize, tmp: &Path) -> Result<Bench
     let names: Vec<&str> = names.iter().map(String::as_str).collect();
     let symbol_ms = time_searches(&index, &names, &hybrid)?;
     let sentence_ms = time_searches(&index, &sentences, &hybrid)?;
+    let task = SearchOptions {
+        mode: Some(lode_search::Mode::Task),
+        ..SearchOptions::default()
+    };
+    let tasks: Vec<&str> = tasks.iter().map(String::as_str).collect();
+    let task_first_ms = time_searches(&index, &tasks, &task)?;
+    let task_warm_ms = time_searches(&index, &tasks, &task)?;
     let lexical_symbol_ms = time_searches(&index, &names, &lexical)?;
     let lexical_sentence_ms = time_searches(&index, &sentences, &lexical)?;
     let time = |f: &mut dyn FnMut() -> Result<()>| -> Result<f64> {
@@ -310,6 +380,8 @@ fn run(common: &Common, path: &Path, queries: usize, tmp: &Path) -> Result<Bench
         index_disk_mb: index.disk_bytes() as f64 / 1e6,
         search_symbol: percentiles(symbol_ms),
         search_sentence: percentiles(sentence_ms),
+        search_task_first: percentiles(task_first_ms),
+        search_task_warm: percentiles(task_warm_ms),
         lexical_symbol: percentiles(lexical_symbol_ms),
         lexical_sentence: percentiles(lexical_sentence_ms),
         grep: percentiles(grep_ms),

@@ -291,6 +291,10 @@ pub enum BenchCommand {
         /// Write each case's gold files and every ranking's first ten files as JSON lines to FILE.
         #[arg(long, value_name = "FILE")]
         explain: Option<PathBuf>,
+        /// Only these rankings (comma-separated: bm25-files, bm25f, lode-query, lode-task,
+        /// lode-ask; default all). `lode-ask` resolves each case's whole call graph: slow.
+        #[arg(long, value_delimiter = ',')]
+        rankings: Vec<String>,
         #[command(flatten)]
         common: Common,
     },
@@ -326,6 +330,10 @@ pub enum BenchCommand {
         /// Warm queries to time.
         #[arg(long, default_value_t = 200)]
         queries: usize,
+        /// Task texts to time in task mode: JSON lines with a `query` field (the SWE-bench
+        /// cases format); default: a few issue-shaped texts built in.
+        #[arg(long, value_name = "FILE")]
+        tasks: Option<PathBuf>,
         #[command(flatten)]
         common: Common,
     },

@@ -175,9 +175,10 @@ pub fn run(cmd: Command) -> Result<u8> {
                 crate::cli::BenchCommand::Index {
                     path,
                     queries,
+                    tasks,
                     common,
                 },
-        } => crate::bench::index(common, &path, queries),
+        } => crate::bench::index(common, &path, queries, tasks.as_deref()),
         Command::Bench {
             what:
                 crate::cli::BenchCommand::Semble {
@@ -197,6 +198,7 @@ pub fn run(cmd: Command) -> Result<u8> {
                     limit,
                     work,
                     explain,
+                    rankings,
                     common,
                 },
         } => {
@@ -211,6 +213,7 @@ pub fn run(cmd: Command) -> Result<u8> {
                     limit,
                     work: work.as_deref(),
                     explain: explain.as_deref(),
+                    rankings: &rankings,
                 },
             )
         }

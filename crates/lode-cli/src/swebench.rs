@@ -92,7 +92,7 @@ struct Ranking {
 }
 
 /// The rankings compared, in report order.
-const RANKINGS: [&str; 4] = ["bm25-files", "bm25f", "lode-query", "lode-task"];
+const RANKINGS: [&str; 5] = ["bm25-files", "bm25f", "lode-query", "lode-task", "lode-ask"];
 
 #[derive(Serialize)]
 struct SweReport {
@@ -315,6 +315,8 @@ pub struct SweArgs<'a> {
     pub limit: Option<usize>,
     pub work: Option<&'a Path>,
     pub explain: Option<&'a Path>,
+    /// Only these rankings (default: all of [`RANKINGS`]).
+    pub rankings: &'a [String],
 }
 
 pub fn swebench(common: Common, args: SweArgs) -> Result<u8> {
@@ -350,6 +352,9 @@ pub fn swebench(common: Common, args: SweArgs) -> Result<u8> {
         let mut top = BTreeMap::new();
         let mut chunks = BTreeMap::new();
         for name in RANKINGS {
+            if !args.rankings.is_empty() && !args.rankings.iter().any(|r| r == name) {
+                continue;
+            }
             let ranked = rank(&index, name, &case.query)?;
             let by_repo = scores.entry(name.to_string()).or_default();
             for key in [String::new(), repo.clone()] {
@@ -482,7 +487,7 @@ fn rank(index: &Index, name: &str, query: &str) -> Result<Ranking> {
             let hits = lode_search::search(index, query, &opts)?.hits;
             from_hits(&hits)
         }
-        _ => {
+        "lode-task" => {
             let opts = TaskOptions {
                 files: 20,
                 snippet_lines: 0,
@@ -492,6 +497,38 @@ fn rank(index: &Index, name: &str, query: &str) -> Result<Ranking> {
             let mut r = from_hits(&results.hits(50));
             r.files = results.files.iter().map(|f| f.path.clone()).collect();
             r
+        }
+        _ => {
+            // `lode ask`: the search (task mode for an issue), then the call graph.
+            let opts = SearchOptions {
+                top_k: 20,
+                snippet_lines: 0,
+                ..SearchOptions::default()
+            };
+            let results = lode_search::search(index, query, &opts)?;
+            let answer = lode_gather::ask(
+                index,
+                &results,
+                &lode_gather::AskOptions::default(),
+                &lode_gather::GraphCache::new(),
+                &lode_gather::GraphState::Ready,
+            );
+            let hits: Vec<SearchHit> = answer
+                .hits
+                .iter()
+                .map(|h| SearchHit {
+                    path: h.path.clone(),
+                    start_line: h.start_line,
+                    end_line: h.end_line,
+                    score: h.score,
+                    symbol: h.symbol.clone(),
+                    kind: h.kind.clone(),
+                    container: h.container.clone(),
+                    language: h.language.clone(),
+                    snippet: String::new(),
+                })
+                .collect();
+            from_hits(&hits)
         }
     };
     ranked.ms = start.elapsed().as_secs_f64() * 1000.0;

@@ -119,3 +119,43 @@ fn without_the_graph_ask_is_the_search() {
             .ends_with("ask: graph not used — graph not ready: index building (lode process 7)\n")
     );
 }
+
+#[test]
+fn a_tasks_hits_keep_their_order_and_the_graph_only_adds() {
+    let f = Fixture::chain();
+    let index = f.index();
+    let task = "Uploads are not retried after a failure.\n\nWhen an upload fails the client gives up \
+        at once instead of retrying after a delay. It happens for every upload, large or small.";
+    let mut results = search(&index, task, 3);
+    assert_eq!(results.mode, lode_search::Mode::Task);
+    let r = ask(
+        &index,
+        &results,
+        &AskOptions::default(),
+        &GraphCache::new(),
+        &GraphState::Ready,
+    );
+    let searched: Vec<(String, u32)> = results
+        .hits
+        .iter()
+        .map(|h| (h.path.clone(), h.start_line))
+        .collect();
+    let kept: Vec<(String, u32)> = r
+        .hits
+        .iter()
+        .take(searched.len())
+        .map(|h| (h.path.clone(), h.start_line))
+        .collect();
+    assert_eq!(kept, searched, "{}", render::ask_text(&r));
+    assert!(r.hits[searched.len()..].iter().all(|h| h.source == "graph"));
+    // In query mode the same hits are blended with PageRank (and may move).
+    results.mode = lode_search::Mode::Query;
+    let blended = ask(
+        &index,
+        &results,
+        &AskOptions::default(),
+        &GraphCache::new(),
+        &GraphState::Ready,
+    );
+    assert!(blended.hits.iter().any(|h| h.graph_score > 0.0));
+}

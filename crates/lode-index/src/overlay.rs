@@ -649,7 +649,11 @@ impl Index {
         }
         std::fs::read(self.location.root.join(path))
             .ok()
-            .map(|b| String::from_utf8_lossy(&b).into_owned())
+            // Valid UTF-8 (the usual case) is checked fast and kept as read.
+            .map(|b| {
+                String::from_utf8(b)
+                    .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+            })
     }
 }
 

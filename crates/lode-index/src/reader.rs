@@ -537,7 +537,8 @@ impl Index {
 
     /// [`lexical`](Self::lexical) with a weight per term: each term's BM25F
     /// score counts its weight times (a task's code words above its prose).
-    /// `limit` 0: every chunk a term matched, best first.
+    /// `limit` 0: every chunk a term matched, in no order (a caller that
+    /// wants them all seldom wants them all sorted).
     pub fn lexical_weighted(
         &self,
         terms: &[(&str, f64)],
@@ -597,7 +598,12 @@ impl Index {
                 }
             }
         }
-        Ok(best(board.scored().chain(overlay_scores), limit))
+        let scored = board.scored().chain(overlay_scores);
+        Ok(if limit == 0 {
+            scored.collect()
+        } else {
+            best(scored, limit)
+        })
     }
 
     /// The chunks nearest to `query` by the stored vectors, best first (ties

@@ -76,7 +76,7 @@ struct FileEntry {
 }
 
 /// One file's frequencies of the term being scored.
-#[derive(Clone, Copy, Default)]
+#[derive(Clone, Copy, Debug, Default)]
 struct Frequencies {
     text: f64,
     path: u32,
@@ -138,8 +138,14 @@ impl Index {
             .connection()
             .prepare_cached("SELECT data FROM postings WHERE term = ?1 ORDER BY block")
             .map_err(|e| self.err(e))?;
-        let mut scores: HashMap<u32, f64> = HashMap::new();
-        let mut per_file: HashMap<u32, Frequencies> = HashMap::new();
+        // By slot: the summed score, and the term being scored's frequencies
+        // (with the slots it touched, to clear them for the next term).
+        let slots = disk_files + extra.len();
+        let mut scores: Vec<f64> = vec![0.0; slots];
+        let mut per_file = Board {
+            freq: vec![Frequencies::default(); slots],
+            touched: Vec::new(),
+        };
         for &(term, weight) in terms {
             per_file.clear();
             let disk = self.postings(&mut stmt, term)?;
@@ -165,20 +171,25 @@ impl Index {
                     }
                 }
             }
-            if per_file.is_empty() {
+            if per_file.touched.is_empty() {
                 continue;
             }
-            let df = per_file.len() as f64;
+            let df = per_file.touched.len() as f64;
             let idf = weight * (1.0 + (files - df + 0.5) / (df + 0.5)).ln();
-            for (&slot, f) in &per_file {
+            for &slot in &per_file.touched {
+                let f = per_file.freq[slot as usize];
                 let len = f64::from(entry(slot).len);
                 let norm = 1.0 - params.b + params.b * len / table.average_len.max(1.0);
                 let pseudo = f.text / norm + params.path_weight * f64::from(f.path);
-                *scores.entry(slot).or_default() +=
-                    idf * pseudo * (params.k1 + 1.0) / (params.k1 + pseudo);
+                scores[slot as usize] += idf * pseudo * (params.k1 + 1.0) / (params.k1 + pseudo);
             }
         }
-        let mut ranked: Vec<(u32, f64)> = scores.into_iter().collect();
+        let mut ranked: Vec<(u32, f64)> = scores
+            .into_iter()
+            .enumerate()
+            .filter(|(_, s)| *s > 0.0)
+            .map(|(slot, s)| (slot as u32, s))
+            .collect();
         ranked.sort_by(|a, b| {
             b.1.total_cmp(&a.1)
                 .then_with(|| entry(a.0).path.cmp(&entry(b.0).path))
@@ -274,14 +285,27 @@ impl Index {
     }
 }
 
+/// The frequencies of the term being scored, by file slot.
+struct Board {
+    freq: Vec<Frequencies>,
+    touched: Vec<u32>,
+}
+
+impl Board {
+    fn clear(&mut self) {
+        for &slot in &self.touched {
+            self.freq[slot as usize] = Frequencies::default();
+        }
+        self.touched.clear();
+    }
+}
+
 /// Adds one chunk's frequencies of a term to its file's.
-fn count(
-    per_file: &mut HashMap<u32, Frequencies>,
-    slot: u32,
-    p: &crate::lexical::Posting,
-    params: &FileBm25Params,
-) {
-    let f = per_file.entry(slot).or_default();
+fn count(per_file: &mut Board, slot: u32, p: &crate::lexical::Posting, params: &FileBm25Params) {
+    let f = &mut per_file.freq[slot as usize];
+    if f.text == 0.0 && f.path == 0 {
+        per_file.touched.push(slot);
+    }
     f.text += f64::from(p.tf.body) + params.name_weight * f64::from(p.tf.name);
     // Every chunk of a file carries the same path.
     f.path = f.path.max(p.tf.path);

@@ -48,6 +48,8 @@ pub enum Feature {
     /// Its size against the largest file's, on a log scale: a large file
     /// holds more of the code a change touches.
     Size,
+    /// A strong candidate imports it (that candidate's score against the best's).
+    Imported,
     /// A test file.
     Test,
     /// Not code: prose, data, a notebook, a locale catalog.
@@ -57,7 +59,7 @@ pub enum Feature {
 }
 
 /// How many kinds of evidence there are.
-pub const FEATURES: usize = 16;
+pub const FEATURES: usize = 17;
 
 impl Feature {
     pub const ALL: [Feature; FEATURES] = [
@@ -74,13 +76,14 @@ impl Feature {
         Feature::Snippet,
         Feature::DenseFile,
         Feature::Size,
+        Feature::Imported,
         Feature::Test,
         Feature::NonCode,
         Feature::Example,
     ];
 
     /// Where the factors begin in [`Feature::ALL`].
-    pub const FACTORS: usize = 13;
+    pub const FACTORS: usize = 14;
 
     pub fn name(self) -> &'static str {
         match self {
@@ -97,6 +100,7 @@ impl Feature {
             Feature::Snippet => "snippet",
             Feature::DenseFile => "dense_file",
             Feature::Size => "size",
+            Feature::Imported => "imported",
             Feature::Test => "test",
             Feature::NonCode => "non_code",
             Feature::Example => "example",
@@ -147,6 +151,7 @@ impl Default for Weights {
             0.8, // snippet
             0.2, // dense_file
             0.1, // size
+            0.0, // imported
             0.3, // test
             0.2, // non_code
             0.6, // example
@@ -175,7 +180,9 @@ const MAX_DEFINING_FILES: usize = 8;
 /// Identifiers looked up as definitions at most.
 const MAX_DEFINITION_LOOKUPS: usize = 120;
 /// Candidate files whose text is searched for the task's messages and code.
-const LITERAL_FILES: usize = 40;
+const LITERAL_FILES: usize = 25;
+/// The strongest candidates whose imports lift the files they import.
+const IMPORTING_FILES: usize = 10;
 
 /// Everything gathered for one task: each candidate file's evidence and the
 /// chunks the search found in it.
@@ -188,34 +195,57 @@ pub struct Gathered {
 type FastMap<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
 
 /// Each chunk's lexical score and embedding similarity, both scaled to 0–1
-/// over the whole index (1: the best chunk).
+/// over the whole index (1: the best chunk). Kept as read (every chunk, in
+/// no order); [`ChunkScores::of`] picks out the chunks of the files ranked.
 #[derive(Default)]
 pub struct ChunkScores {
+    lexical: Vec<(i64, f64)>,
+    dense: Vec<(i64, f64)>,
+    best_lexical: f64,
+    dense_range: (f64, f64),
+}
+
+/// The scores of some chunks (see [`ChunkScores::of`]).
+pub struct SomeChunkScores {
     lexical: FastMap<i64, f64>,
     dense: FastMap<i64, f64>,
 }
 
 impl ChunkScores {
-    fn new(lexical: &[(i64, f64)], dense: &[(i64, f64)]) -> ChunkScores {
-        let best = lexical.first().map_or(0.0, |l| l.1);
-        let (lo, hi) = dense
+    fn new(lexical: Vec<(i64, f64)>, dense: Vec<(i64, f64)>) -> ChunkScores {
+        let best_lexical = lexical.iter().map(|l| l.1).fold(0.0, f64::max);
+        let dense_range = dense
             .iter()
             .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), d| {
                 (lo.min(d.1), hi.max(d.1))
             });
         ChunkScores {
-            lexical: lexical
-                .iter()
-                .map(|&(id, s)| (id, ratio(s, best)))
+            lexical,
+            dense,
+            best_lexical,
+            dense_range,
+        }
+    }
+
+    /// The scaled scores of the chunks `ids` (one pass over each list).
+    pub fn of(&self, ids: &[i64]) -> SomeChunkScores {
+        let wanted: std::collections::HashSet<i64, foldhash::fast::RandomState> =
+            ids.iter().copied().collect();
+        let (lo, hi) = self.dense_range;
+        SomeChunkScores {
+            lexical: (self.lexical.iter())
+                .filter(|(id, _)| wanted.contains(id))
+                .map(|&(id, s)| (id, ratio(s, self.best_lexical)))
                 .collect(),
-            dense: dense
-                .iter()
-                .filter(|_| hi > lo)
+            dense: (self.dense.iter())
+                .filter(|(id, _)| hi > lo && wanted.contains(id))
                 .map(|&(id, c)| (id, (c - lo) / (hi - lo)))
                 .collect(),
         }
     }
+}
 
+impl SomeChunkScores {
     pub fn lexical(&self, id: i64) -> f64 {
         self.lexical.get(&id).copied().unwrap_or(0.0)
     }
@@ -246,8 +276,8 @@ pub fn gather(
     semantic: bool,
 ) -> Result<Gathered> {
     let weighted: Vec<(&str, f64)> = terms.iter().map(|(t, w)| (t.as_str(), *w)).collect();
-    let mut files: HashMap<String, Candidate> = HashMap::new();
-    let candidate = |files: &mut HashMap<String, Candidate>, path: &str, lang: &str| {
+    let mut files: FastMap<String, Candidate> = FastMap::default();
+    let candidate = |files: &mut FastMap<String, Candidate>, path: &str, lang: &str| {
         if !files.contains_key(path) {
             files.insert(
                 path.to_string(),
@@ -278,14 +308,13 @@ pub fn gather(
     // Every chunk's lexical score (limit 0: all), to choose the chunks of
     // the files ranked; the best make the pool.
     let all_lexical = index.lexical_weighted(&weighted, &Bm25Params::default(), filter, 0)?;
-    let lexical = &all_lexical[..all_lexical.len().min(CHUNK_POOL)];
+    let lexical = &best_of(&all_lexical, CHUNK_POOL);
     let dense_files = if semantic {
         index.dense_files(dense_text, filter, CHUNK_POOL)?
     } else {
         lode_index::DenseFiles::default()
     };
     let dense = &dense_files.chunks;
-    let chunk_scores = ChunkScores::new(&all_lexical, &dense_files.all);
     let fused = crate::search::fuse(lexical, dense, rank::SEMANTIC_WEIGHT);
     let cosine: HashMap<i64, f64> = dense.iter().copied().collect();
     // Relative to the pool's spread: a static model's cosines crowd near
@@ -314,12 +343,9 @@ pub fn gather(
     }
 
     // Named things: paths, frames, modules.
-    let needs_paths = !task.paths.is_empty() || !task.frames.is_empty() || !task.modules.is_empty();
-    let all_paths = if needs_paths {
-        index.indexed_paths(filter)?
-    } else {
-        Vec::new()
-    };
+
+    // Every path: named things and imports resolve against them.
+    let all_paths = index.indexed_paths(filter)?;
     let paths = PathIndex::new(&all_paths);
     let lang_of = |index: &Index, path: &str| -> Result<String> {
         Ok(index.file(path)?.map(|f| f.lang).unwrap_or_default())
@@ -438,9 +464,139 @@ pub fn gather(
         );
     }
     mark_literals(index, task, &mut files);
+    mark_imported(index, &mut files, &paths)?;
     Ok(Gathered {
         files,
-        chunk_scores,
+        chunk_scores: ChunkScores::new(all_lexical, dense_files.all),
+    })
+}
+
+/// The strongest candidates' imports, resolved to files: a file a strong
+/// candidate imports gets [`Feature::Imported`], that candidate's score
+/// against the best one's (a file can be added so).
+fn mark_imported(index: &Index, files: &mut Vec<Candidate>, paths: &PathIndex) -> Result<()> {
+    let w = Weights::default();
+    let scores: Vec<f64> = files.iter().map(|c| w.score(&c.features)).collect();
+    let mut order: Vec<usize> = (0..files.len()).collect();
+    order.sort_by(|&a, &b| {
+        scores[b]
+            .total_cmp(&scores[a])
+            .then_with(|| files[a].path.cmp(&files[b].path))
+    });
+    let best = order.first().map_or(0.0, |&i| scores[i]);
+    if best <= 0.0 {
+        return Ok(());
+    }
+    let mut imported: HashMap<&str, f64> = HashMap::new();
+    for &i in order.iter().take(IMPORTING_FILES) {
+        let importer = files[i].path.as_str();
+        for import in index.file_imports(importer)? {
+            let Some(module) = module_path(&import.source, importer) else {
+                continue;
+            };
+            let found = if module.contains('.') {
+                paths.resolve_path(&module, true)
+            } else {
+                paths.resolve_module(&module)
+            };
+            for (path, strength) in found {
+                if path != importer {
+                    let v = imported.entry(path).or_default();
+                    *v = v.max(strength * scores[i] / best);
+                }
+            }
+        }
+    }
+    let mut by_path: HashMap<String, usize> = files
+        .iter()
+        .enumerate()
+        .map(|(i, c)| (c.path.clone(), i))
+        .collect();
+    let mut added: Vec<(&str, f64)> = imported.into_iter().collect();
+    added.sort_by(|a, b| a.0.cmp(b.0));
+    for (path, v) in added {
+        let i = match by_path.get(path) {
+            Some(&i) => i,
+            None => {
+                let lang = index.file(path)?.map(|f| f.lang).unwrap_or_default();
+                let mut c = Candidate {
+                    path: path.to_string(),
+                    lang,
+                    features: FileFeatures::default(),
+                    frame_lines: Vec::new(),
+                    defined: Vec::new(),
+                };
+                c.features.set(Feature::Size, index.file_size_share(path)?);
+                c.features
+                    .set(Feature::Test, flag(rank::is_test_path(path)));
+                files.push(c);
+                by_path.insert(path.to_string(), files.len() - 1);
+                files.len() - 1
+            }
+        };
+        files[i].features.raise(Feature::Imported, v);
+    }
+    Ok(())
+}
+
+/// An import's source as a path to resolve against the repository: a
+/// module path (`sympy/core/mul`) or a file path with its extension
+/// (`lib/util.h`); relative imports (`.mul`, `./util`, `super::x`) from the
+/// importing file's directory. `None` for a bare package name (`react`,
+/// `numpy`), which names no file of the repository by itself.
+fn module_path(source: &str, importer: &str) -> Option<String> {
+    let dir: Vec<&str> = importer
+        .rsplit_once('/')
+        .map_or(Vec::new(), |d| d.0.split('/').collect());
+    let source = source.trim_matches(|c| c == '"' || c == '\'' || c == '<' || c == '>');
+    let (base, rest): (Vec<&str>, String) = if let Some(rel) = source.strip_prefix("./") {
+        (dir.clone(), rel.to_string())
+    } else if source.starts_with("../") {
+        let mut base = dir.clone();
+        let mut rest = source;
+        while let Some(r) = rest.strip_prefix("../") {
+            base.pop();
+            rest = r;
+        }
+        (base, rest.to_string())
+    } else if source.starts_with('.') {
+        // Python: one dot is this package, each further one a level up.
+        let dots = source.chars().take_while(|&c| c == '.').count();
+        let mut base = dir.clone();
+        for _ in 1..dots {
+            base.pop();
+        }
+        (base, source[dots..].replace('.', "/"))
+    } else if let Some(rel) = source.strip_prefix("super::") {
+        let mut base = dir.clone();
+        base.pop();
+        (base, rel.replace("::", "/"))
+    } else if let Some(rel) = source
+        .strip_prefix("crate::")
+        .or(source.strip_prefix("self::"))
+    {
+        (Vec::new(), rel.replace("::", "/"))
+    } else if source.contains('/') || has_source_extension(source) {
+        (Vec::new(), source.to_string())
+    } else {
+        (Vec::new(), source.replace("::", "/").replace('.', "/"))
+    };
+    let mut segments: Vec<String> = base.iter().map(|s| s.to_string()).collect();
+    segments.extend(
+        rest.split('/')
+            .filter(|s| !s.is_empty())
+            .map(str::to_string),
+    );
+    let joined = segments.join("/");
+    (joined.contains('/') || has_source_extension(&joined)).then_some(joined)
+}
+
+fn has_source_extension(p: &str) -> bool {
+    p.rsplit_once('.').is_some_and(|(_, ext)| {
+        matches!(
+            ext,
+            "h" | "hpp" | "hh" | "c" | "cc" | "cpp" | "py" | "js" | "ts" | "rs" | "go"
+        )
     })
 }
 
@@ -464,6 +620,15 @@ fn mark_literals(index: &Index, task: &TaskText, files: &mut [Candidate]) {
             .total_cmp(&w.score(&files[a].features))
             .then_with(|| files[a].path.cmp(&files[b].path))
     });
+    // One automaton for every fragment and line: each file is read once.
+    let patterns: Vec<&str> = fragments
+        .iter()
+        .map(String::as_str)
+        .chain(lines.iter().copied())
+        .collect();
+    let Ok(finder) = aho_corasick::AhoCorasick::new(&patterns) else {
+        return;
+    };
     for i in order.into_iter().take(LITERAL_FILES) {
         if files[i].features.get(Feature::NonCode) > 0.0 {
             continue;
@@ -471,25 +636,39 @@ fn mark_literals(index: &Index, task: &TaskText, files: &mut [Candidate]) {
         let Some(text) = index.file_text(&files[i].path) else {
             continue;
         };
-        let c = &mut files[i];
-        for f in &fragments {
-            if let Some(at) = text.find(f.as_str()) {
-                c.features.set(Feature::Message, 1.0);
-                c.frame_lines.push(line_of(&text, at));
-            }
+        // Where each pattern first occurs in the file.
+        let mut first: Vec<Option<usize>> = vec![None; patterns.len()];
+        for m in finder.find_overlapping_iter(&text) {
+            first[m.pattern().as_usize()].get_or_insert(m.start());
         }
-        let mut found = 0;
-        for l in &lines {
-            if let Some(at) = text.find(*l) {
-                found += 1;
-                c.frame_lines.push(line_of(&text, at));
-            }
+        let c = &mut files[i];
+        let (messages, code) = first.split_at(fragments.len());
+        for at in messages.iter().flatten() {
+            c.features.set(Feature::Message, 1.0);
+            c.frame_lines.push(line_of(&text, *at));
+        }
+        let found = code.iter().flatten().count();
+        for at in code.iter().flatten() {
+            c.frame_lines.push(line_of(&text, *at));
         }
         if !lines.is_empty() {
             c.features
-                .set(Feature::Snippet, f64::from(found) / lines.len() as f64);
+                .set(Feature::Snippet, found as f64 / lines.len() as f64);
         }
     }
+}
+
+/// The best `n` of scored chunks, best first (ties by id), without sorting
+/// them all.
+fn best_of(scored: &[(i64, f64)], n: usize) -> Vec<(i64, f64)> {
+    let order = |a: &(i64, f64), b: &(i64, f64)| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0));
+    let mut v = scored.to_vec();
+    if v.len() > n {
+        v.select_nth_unstable_by(n, order);
+        v.truncate(n);
+    }
+    v.sort_by(order);
+    v
 }
 
 /// The 1-based line of byte `at`.
@@ -658,6 +837,39 @@ mod tests {
         for (i, f) in Feature::ALL.iter().enumerate() {
             assert_eq!(*f as usize, i, "{}", f.name());
         }
+    }
+
+    #[test]
+    fn imports_resolve_from_the_importing_file() {
+        let m = |s: &str, f: &str| module_path(s, f);
+        assert_eq!(
+            m("sympy.core.mul", "sympy/core/add.py").as_deref(),
+            Some("sympy/core/mul")
+        );
+        assert_eq!(
+            m(".mul", "sympy/core/add.py").as_deref(),
+            Some("sympy/core/mul")
+        );
+        assert_eq!(
+            m("..matrices", "sympy/core/add.py").as_deref(),
+            Some("sympy/matrices")
+        );
+        assert_eq!(m("./util", "src/lib/a.ts").as_deref(), Some("src/lib/util"));
+        assert_eq!(m("../util", "src/lib/a.ts").as_deref(), Some("src/util"));
+        assert_eq!(
+            m("crate::net::tcp", "src/lib.rs").as_deref(),
+            Some("net/tcp")
+        );
+        assert_eq!(
+            m("com.acme.Foo", "src/Bar.java").as_deref(),
+            Some("com/acme/Foo")
+        );
+        assert_eq!(
+            m("\"git2/util.h\"", "src/a.c").as_deref(),
+            Some("git2/util.h")
+        );
+        assert_eq!(m("numpy", "src/a.py"), None);
+        assert_eq!(m("react", "src/a.ts"), None);
     }
 
     #[test]

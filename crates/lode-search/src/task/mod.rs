@@ -171,22 +171,21 @@ pub fn task_search(index: &Index, text: &str, opts: &TaskOptions) -> Result<Task
         .collect();
     ranked.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.path.cmp(&b.1.path)));
     ranked.truncate(opts.files);
+    // The chunks of the ranked files, and their scores, read at once.
+    let mut chunk_ids: Vec<Vec<i64>> = Vec::with_capacity(ranked.len());
+    for (_, c) in &ranked {
+        chunk_ids.push(index.file_chunk_ids(&c.path)?);
+    }
+    let scores = gathered.chunk_scores.of(&chunk_ids.concat());
     let mut files = Vec::with_capacity(ranked.len());
-    for (rank, (score, c)) in ranked.into_iter().enumerate() {
+    for (rank, ((score, c), ids)) in ranked.into_iter().zip(chunk_ids).enumerate() {
         // The likeliest file shows more of itself.
         let wanted = match rank {
             0 => opts.chunks_per_file + 1,
             1 | 2 => opts.chunks_per_file,
             _ => opts.chunks_per_file.min(1),
         };
-        files.push(file_hit(
-            index,
-            score,
-            c,
-            &gathered.chunk_scores,
-            wanted,
-            opts,
-        )?);
+        files.push(file_hit(index, score, c, &ids, &scores, wanted, opts)?);
     }
     Ok(TaskResults {
         files,
@@ -233,13 +232,13 @@ fn file_hit(
     index: &Index,
     score: f64,
     c: features::Candidate,
-    scores: &features::ChunkScores,
+    ids: &[i64],
+    scores: &features::SomeChunkScores,
     chunks_wanted: usize,
     opts: &TaskOptions,
 ) -> Result<FileHit> {
-    let ids = index.file_chunk_ids(&c.path)?;
     let mut ranked: Vec<(f64, std::sync::Arc<ChunkRow>)> = index
-        .shared_chunks(&ids)?
+        .shared_chunks(ids)?
         .into_iter()
         .map(|row| {
             let named_line = c
