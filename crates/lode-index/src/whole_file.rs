@@ -312,6 +312,25 @@ fn count(per_file: &mut Board, slot: u32, p: &crate::lexical::Posting, params: &
 }
 
 impl Index {
+    /// How many chunks hold each term (0 for a term the index lacks), read
+    /// from the postings' block counts without decoding them; an overlay's
+    /// chunks are not counted.
+    pub fn chunk_frequencies(&self, terms: &[&str]) -> Result<Vec<u64>> {
+        let mut stmt = self
+            .store()
+            .connection()
+            .prepare_cached("SELECT COALESCE(SUM(df), 0) FROM postings WHERE term = ?1")
+            .map_err(|e| self.err(e))?;
+        terms
+            .iter()
+            .map(|t| {
+                stmt.query_row([t], |r| r.get::<_, i64>(0))
+                    .map(|n| n.max(0) as u64)
+                    .map_err(|e| self.err(e))
+            })
+            .collect()
+    }
+
     /// A file's size as whole-file scoring sees it, relative to the largest
     /// file's, on a log scale (0–1): `ln(1 + tokens) / ln(1 + most tokens)`.
     /// An overlay's files and unknown paths are 0.
