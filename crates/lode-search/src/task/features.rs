@@ -600,7 +600,7 @@ fn has_source_extension(p: &str) -> bool {
     })
 }
 
-/// The task's terms less those most chunks hold (`the`, `is`, `self`):
+/// The task's terms less those many chunks hold (`the`, `is`, `self`):
 /// their IDF is near nothing, and their long postings are most of what a
 /// query would decode. Terms the text names (a path, a frame, an error)
 /// stay whatever their frequency.
@@ -612,7 +612,9 @@ fn informative_terms<'t>(index: &Index, terms: &'t [(String, f64)]) -> Result<Ve
         .iter()
         .zip(df)
         .filter(|((_, w), df)| {
-            *w >= TermWeights::default().named || (*df as f64) / chunks <= COMMON_TERM_SHARE
+            *w >= TermWeights::default().named
+                || (*df as f64) / chunks <= COMMON_TERM_SHARE
+                || *df < COMMON_TERM_CHUNKS
         })
         .map(|((t, w), _)| (t.as_str(), *w))
         .collect())
@@ -624,6 +626,9 @@ fn informative_terms<'t>(index: &Index, terms: &'t [(String, f64)]) -> Result<Ve
 /// within a case of keeping every term, and a fresh process answers in
 /// two thirds of the time (`docs/benchmarks.md`).
 const COMMON_TERM_SHARE: f64 = 0.25;
+/// … and in at least this many chunks: in a small repository every word is
+/// in many of its few chunks, and decoding them all costs nothing.
+const COMMON_TERM_CHUNKS: u64 = 1000;
 
 /// Sets `message` and `snippet` for the strongest candidates whose text
 /// holds a message the task quotes (a fragment of it long enough to be
