@@ -171,6 +171,7 @@ pub fn task_search(index: &Index, text: &str, opts: &TaskOptions) -> Result<Task
         .collect();
     ranked.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.path.cmp(&b.1.path)));
     ranked.truncate(opts.files);
+    let names = TaskNames::new(&task);
     // The chunks of the ranked files, and their scores, read at once.
     let mut chunk_ids: Vec<Vec<i64>> = Vec::with_capacity(ranked.len());
     for (_, c) in &ranked {
@@ -185,7 +186,9 @@ pub fn task_search(index: &Index, text: &str, opts: &TaskOptions) -> Result<Task
             1 | 2 => opts.chunks_per_file,
             _ => opts.chunks_per_file.min(1),
         };
-        files.push(file_hit(index, score, c, &ids, &scores, wanted, opts)?);
+        files.push(file_hit(
+            index, score, c, &ids, &scores, &names, wanted, opts,
+        )?);
     }
     Ok(TaskResults {
         files,
@@ -228,12 +231,14 @@ fn dense_text(task: &TaskText, text: &str) -> String {
 /// its lexical score and embedding similarity (both against the whole
 /// index's best), and lifted when it holds a line the task points at (a
 /// trace frame, quoted code, a message) or defines a name the task writes.
+#[allow(clippy::too_many_arguments)]
 fn file_hit(
     index: &Index,
     score: f64,
     c: features::Candidate,
     ids: &[i64],
     scores: &features::SomeChunkScores,
+    names: &TaskNames,
     chunks_wanted: usize,
     opts: &TaskOptions,
 ) -> Result<FileHit> {
@@ -252,7 +257,8 @@ fn file_hit(
             let s = scores.lexical(row.id)
                 + CHUNK_DENSE * scores.dense(row.id)
                 + if named_line { CHUNK_NAMED_LINE } else { 0.0 }
-                + if defines { CHUNK_DEFINES } else { 0.0 };
+                + if defines { CHUNK_DEFINES } else { 0.0 }
+                + names.part_of(row.symbol.as_ref());
             // A file's header and the gaps between definitions name no code.
             let s = if row.symbol.is_some() {
                 s
@@ -292,12 +298,69 @@ fn file_hit(
     })
 }
 
+/// The names a task writes, normalised (`MatrixElement` → `matrixelement`),
+/// to find the chunks whose symbol is built on one of them: a method
+/// `_print_MatrixElement` or `Point.__neg__` for a task about
+/// `MatrixElement` or `Point`.
+struct TaskNames(Vec<String>);
+
+impl TaskNames {
+    fn new(task: &TaskText) -> TaskNames {
+        let mut names: Vec<String> = task
+            .identifiers
+            .iter()
+            .map(|i| i.rsplit(['.', ':']).next().unwrap_or(i))
+            .map(normalized)
+            .filter(|n| n.len() >= 4)
+            .collect();
+        names.sort();
+        names.dedup();
+        TaskNames(names)
+    }
+
+    /// The lift of a chunk whose symbol's name holds a task's name inside
+    /// it (not equal: that is a definition), or whose container is one.
+    fn part_of(&self, symbol: Option<&lode_index::SymbolRow>) -> f64 {
+        let Some(s) = symbol else {
+            return 0.0;
+        };
+        let name = normalized(&s.name);
+        if self
+            .0
+            .iter()
+            .any(|n| *n != name && name.contains(n.as_str()))
+        {
+            return CHUNK_NAME_PART;
+        }
+        let container = s
+            .container
+            .as_deref()
+            .and_then(|c| c.rsplit(' ').next())
+            .map(normalized);
+        if container.is_some_and(|c| self.0.contains(&c)) {
+            return CHUNK_CONTAINER;
+        }
+        0.0
+    }
+}
+
+fn normalized(w: &str) -> String {
+    w.chars()
+        .filter(|c| c.is_alphanumeric())
+        .flat_map(char::to_lowercase)
+        .collect()
+}
+
 /// How a file's chunks are chosen (see [`file_hit`]): the embedding counts
 /// half the lexical score; a line the task points at, or a definition of a
 /// name it writes, about as much as the best lexical match.
 const CHUNK_DENSE: f64 = 0.5;
 const CHUNK_NAMED_LINE: f64 = 1.0;
 const CHUNK_DEFINES: f64 = 0.8;
+/// A symbol built on a task's name (see [`TaskNames`]), or a method of a
+/// class the task names.
+const CHUNK_NAME_PART: f64 = 0.6;
+const CHUNK_CONTAINER: f64 = 0.3;
 /// A chunk of no symbol (a header, a gap) counts this much of its score.
 const CHUNK_UNNAMED: f64 = 0.5;
 

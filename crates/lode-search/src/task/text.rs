@@ -511,7 +511,13 @@ impl TaskText {
     /// `sympy/core/basic`; a leading receiver (`self.x`) names no module.
     fn push_module(&mut self, q: &str) {
         let segments: Vec<&str> = q.split(['.', ':']).filter(|s| !s.is_empty()).collect();
-        if segments.len() < 2 || RECEIVERS.contains(&segments[0]) || is_file_name(q) {
+        if segments.len() < 2 || RECEIVERS.contains(&segments[0]) {
+            return;
+        }
+        // A file name of a known extension is kept as a path, and as a
+        // module too when its "extension" may be a module's last segment
+        // (`ascii.rst`, `config.json`): resolution keeps what exists.
+        if is_file_name(q) && is_code_extension(segments[segments.len() - 1]) {
             return;
         }
         self.modules.push(segments.join("/"));
@@ -573,6 +579,45 @@ fn looks_like_statement(line: &str) -> bool {
         .filter(|w| w.len() >= 2 && w.chars().all(|c| c.is_alphabetic() || c == ','))
         .count();
     tokens.len() <= 12 && plain * 3 <= tokens.len()
+}
+
+/// Extensions that are never a module's name.
+fn is_code_extension(ext: &str) -> bool {
+    matches!(
+        ext,
+        "py" | "pyi"
+            | "pyx"
+            | "rs"
+            | "go"
+            | "java"
+            | "kt"
+            | "kts"
+            | "scala"
+            | "js"
+            | "jsx"
+            | "mjs"
+            | "cjs"
+            | "ts"
+            | "tsx"
+            | "mts"
+            | "c"
+            | "h"
+            | "cc"
+            | "cpp"
+            | "cxx"
+            | "hpp"
+            | "hh"
+            | "cs"
+            | "rb"
+            | "php"
+            | "swift"
+            | "ex"
+            | "exs"
+            | "hs"
+            | "lua"
+            | "zig"
+            | "sh"
+    )
 }
 
 /// Whether `q` is a file name with a known extension (`hyperbolic.py`), not
