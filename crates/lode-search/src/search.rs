@@ -112,6 +112,9 @@ pub fn search(index: &Index, query: &str, opts: &SearchOptions) -> Result<Search
     Ok(results)
 }
 
+/// Characters of a task's text an answer repeats as its `query`.
+const TASK_ECHO_CHARS: usize = 200;
+
 /// A task's text: its files, their chunks as the hits.
 fn task_mode(index: &Index, text: &str, opts: &SearchOptions) -> Result<SearchResults> {
     let task = TaskOptions {
@@ -123,7 +126,8 @@ fn task_mode(index: &Index, text: &str, opts: &SearchOptions) -> Result<SearchRe
     };
     let found = task_search(index, text, &task)?;
     Ok(SearchResults {
-        query: text.to_string(),
+        // A task's text is pages long; the answer echoes its start, not all of it.
+        query: crate::source::clip(text, TASK_ECHO_CHARS),
         hits: found.hits(opts.top_k),
         mode: Mode::Task,
         candidates: found.candidates,

@@ -286,7 +286,22 @@ fn file_hit(
     let hits = ranked
         .into_iter()
         .take(chunks_wanted)
-        .map(|(_, row)| to_hit(index, row, file_score, opts.snippet_lines))
+        .map(|(_, row)| {
+            // The snippet shows the line the task points at, when the chunk holds one.
+            let pointed = c
+                .frame_lines
+                .iter()
+                .copied()
+                .filter(|&l| row.start_line < l && l <= row.end_line)
+                .min();
+            let mut hit = to_hit(index, row.clone(), file_score, opts.snippet_lines);
+            if let Some(line) = pointed
+                && opts.snippet_lines > 0
+            {
+                hit.snippet = snippet_from(index, &row, line, opts.snippet_lines);
+            }
+            hit
+        })
         .collect();
     Ok(FileHit {
         evidence: evidence(&c.features, &c.defined),
@@ -296,6 +311,18 @@ fn file_hit(
         chunks: hits,
         features: c.features,
     })
+}
+
+/// `lines` lines of a chunk from the one before `line` (a line the task
+/// points at), each clipped as a snippet's are.
+fn snippet_from(index: &Index, row: &ChunkRow, line: u32, lines: usize) -> String {
+    let skip = (line - row.start_line).saturating_sub(1) as usize;
+    crate::source::chunk_lines(index, &row.path, row.start_byte, row.end_byte, skip + lines)
+        .iter()
+        .skip(skip)
+        .map(|l| crate::source::clip(l, 200))
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// The names a task writes, normalised (`MatrixElement` → `matrixelement`),
@@ -469,10 +496,14 @@ mod tests {
             changelog.is_none_or(|c| models.is_some_and(|m| m < c)),
             "{files:?}"
         );
-        // The file's best chunk is the function that holds the line.
+        // The file's best chunk is the function that holds the line, shown from there.
         let results = task_search(&index, ISSUE, &TaskOptions::default()).unwrap();
         let first = &results.files[0].chunks[0];
         assert!(first.start_line <= 5 && 5 <= first.end_line, "{first:?}");
+        assert!(
+            first.snippet.contains("method = builtin_str(method)"),
+            "{first:?}"
+        );
         assert!(results.signals.identifiers > 0 && results.signals.code_blocks == 1);
     }
 
