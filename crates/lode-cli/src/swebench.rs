@@ -335,6 +335,7 @@ pub fn swebench(common: Common, args: SweArgs) -> Result<u8> {
     };
     let mut scores: BTreeMap<String, BTreeMap<String, FileScores>> = BTreeMap::new();
     let mut skipped = Vec::new();
+    let mut baseline = Baseline::default();
     for (i, case) in cases.iter().enumerate() {
         let id = case.id.clone().unwrap_or_default();
         let (Some(repo), Some(rev)) = (&case.repo, &case.revision) else {
@@ -355,7 +356,8 @@ pub fn swebench(common: Common, args: SweArgs) -> Result<u8> {
             if !args.rankings.is_empty() && !args.rankings.iter().any(|r| r == name) {
                 continue;
             }
-            let ranked = rank(&index, name, &case.query)?;
+            let tree = format!("{repo}@{rev}");
+            let ranked = rank(&index, name, &case.query, (&mut baseline, &tree))?;
             let by_repo = scores.entry(name.to_string()).or_default();
             for key in [String::new(), repo.clone()] {
                 by_repo
@@ -458,11 +460,16 @@ fn print_report(report: &SweReport) {
 }
 
 /// One ranking's answer to `query`.
-fn rank(index: &Index, name: &str, query: &str) -> Result<Ranking> {
+fn rank(
+    index: &Index,
+    name: &str,
+    query: &str,
+    baseline: (&mut Baseline, &str),
+) -> Result<Ranking> {
     let start = Instant::now();
     let mut ranked = match name {
         "bm25-files" => {
-            let baseline = code_files_bm25(index);
+            let baseline = baseline.0.of(index, baseline.1);
             let start = Instant::now();
             let files = baseline
                 .rank(query, 50)
@@ -559,6 +566,24 @@ fn from_hits(hits: &[SearchHit]) -> Ranking {
         files,
         chunks,
         ms: 0.0,
+    }
+}
+
+/// The baseline of the tree last asked about, by `repo@commit`: cases in a
+/// row at one commit (mined pairs share their snapshot) index it once.
+#[derive(Default)]
+struct Baseline {
+    tree: String,
+    index: Option<FileBm25>,
+}
+
+impl Baseline {
+    fn of(&mut self, index: &Index, tree: &str) -> &FileBm25 {
+        if self.index.is_none() || self.tree != tree {
+            self.tree = tree.to_string();
+            self.index = Some(code_files_bm25(index));
+        }
+        self.index.as_ref().expect("just built")
     }
 }
 

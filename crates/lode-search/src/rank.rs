@@ -320,7 +320,7 @@ impl QueryShape {
     /// compare equal (`http redirects` → `HttpRedirect.kt`), a whole stem may
     /// be of the word's family (`logging` → `logger.rb`, see [`family_roots`]),
     /// and a part may be a helper word for another (`helpers` → `StringUtils`).
-    fn names_file(&self, file: &str) -> bool {
+    pub(crate) fn names_file(&self, file: &str) -> bool {
         let base = file.split('.').next().unwrap_or(file);
         let stem = normalize(base);
         if stem.is_empty() {

@@ -3,7 +3,7 @@
 //! dense similarity, and the task's named things — paths, trace frames,
 //! modules, definitions, messages.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 use lode_core::{Language, Result};
 use lode_index::lexical::Bm25Params;
@@ -741,68 +741,49 @@ fn message_fragments(message: &str) -> Vec<String> {
         .collect()
 }
 
-/// The task's words, normalised to compare with file names.
+/// The task's words as file names go: a file named for a word of the title
+/// or a name written as code (1), or for a prose word (0.5) — a word, two
+/// adjacent words joined (`commit graph` → `commit_graph.c`), a compound
+/// name whose parts are all words, plurals equal (as query mode's
+/// [`QueryShape::names_file`](crate::rank::QueryShape)).
 struct TaskWords {
-    /// In the title or written as code.
-    strong: HashSet<String>,
-    /// Anywhere in the prose.
-    prose: HashSet<String>,
+    strong: rank::QueryShape,
+    prose: rank::QueryShape,
 }
 
 impl TaskWords {
     fn new(task: &TaskText) -> TaskWords {
-        let norm = |w: &str| -> String {
-            let w: String = w
-                .chars()
-                .filter(|c| c.is_alphanumeric())
-                .flat_map(char::to_lowercase)
-                .collect();
-            singular(&w).to_string()
-        };
-        let words = |text: &str| -> Vec<String> {
-            text.split(|c: char| !(c.is_alphanumeric() || c == '_'))
-                .filter(|w| w.len() >= 3)
-                .map(norm)
-                .collect()
-        };
-        let mut strong: HashSet<String> = words(&task.title).into_iter().collect();
-        strong.extend(task.identifiers.iter().flat_map(|i| words(i)));
-        let prose = words(&task.prose).into_iter().collect();
-        TaskWords { strong, prose }
+        let mut strong = task.title.clone();
+        for i in &task.identifiers {
+            strong.push(' ');
+            strong.push_str(i);
+        }
+        let prose: String = task.prose.chars().take(4000).collect();
+        TaskWords {
+            strong: rank::QueryShape::new(&strong),
+            prose: rank::QueryShape::new(&prose),
+        }
     }
 
-    /// 1 when the file's name (its stem) is a strong word of the task, 0.5
-    /// when it is a prose word; names that every package has say nothing.
+    /// 1, 0.5 or 0 (see [`TaskWords`]); names every package has say nothing.
     fn names_file(&self, path: &str) -> f64 {
         let name = path.rsplit('/').next().unwrap_or(path);
-        let stem: String = name
-            .split('.')
-            .next()
-            .unwrap_or(name)
-            .chars()
-            .filter(|c| c.is_alphanumeric())
-            .flat_map(char::to_lowercase)
-            .collect();
-        let stem = singular(&stem);
-        if stem.len() < 3 || matches!(stem, "init" | "index" | "main" | "mod" | "lib" | "setup") {
+        let stem = name.split('.').next().unwrap_or(name).to_ascii_lowercase();
+        if stem.len() < 3
+            || matches!(
+                stem.trim_matches('_'),
+                "init" | "index" | "main" | "mod" | "lib" | "setup"
+            )
+        {
             return 0.0;
         }
-        if self.strong.contains(stem) {
+        if self.strong.names_file(name) {
             1.0
-        } else if self.prose.contains(stem) {
+        } else if self.prose.names_file(name) {
             0.5
         } else {
             0.0
         }
-    }
-}
-
-/// A word without a plural `s` (`sessions` ~ `session`).
-fn singular(w: &str) -> &str {
-    if w.len() > 3 && w.ends_with('s') && !w.ends_with("ss") {
-        &w[..w.len() - 1]
-    } else {
-        w
     }
 }
 
@@ -911,5 +892,8 @@ mod tests {
         assert_eq!(words.names_file("src/app/redirect.py"), 0.5);
         assert_eq!(words.names_file("src/app/models.py"), 0.0);
         assert_eq!(words.names_file("src/app/__init__.py"), 0.0);
+        // Two adjacent words name a compound file name.
+        let task = TaskText::parse("Writing the commit graph fails on a shallow clone");
+        assert_eq!(TaskWords::new(&task).names_file("src/commit_graph.c"), 1.0);
     }
 }
