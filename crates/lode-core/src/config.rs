@@ -314,8 +314,23 @@ pub struct McpConfig {
 impl Config {
     /// Parses a TOML config; unknown keys are errors naming the key.
     pub fn from_toml(text: &str, origin: &Path) -> Result<Config> {
-        toml::from_str(text)
-            .map_err(|e| Error::BadConfig(format!("{}: {}", origin.display(), e.message())))
+        let config: Config = toml::from_str(text)
+            .map_err(|e| Error::BadConfig(format!("{}: {}", origin.display(), e.message())))?;
+        for (key, url) in [
+            ("embed.endpoint", &config.embed.endpoint),
+            ("gather.endpoint", &config.gather.endpoint),
+        ] {
+            if url.as_deref().is_some_and(has_credentials) {
+                // Refused, not redacted: a URL is shown in notes, `doctor` and
+                // MCP answers, and a secret in it would reach all of them.
+                return Err(Error::BadConfig(format!(
+                    "{}: {key} carries credentials (user:password@); put the key in an \
+                     environment variable and name it with api_key_env",
+                    origin.display()
+                )));
+            }
+        }
+        Ok(config)
     }
 
     /// Reads a config file; a missing file is the default config.
@@ -404,6 +419,13 @@ fn stable_text(c: &Config) -> String {
     )
 }
 
+/// Whether an `http(s)` URL names a user or password before its host.
+fn has_credentials(url: &str) -> bool {
+    let rest = url.split_once("://").map_or(url, |(_, r)| r);
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
+    authority.contains('@')
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -471,6 +493,24 @@ mod tests {
     fn a_project_cannot_choose_the_model() {
         assert_project_key_ignored("model", "\"/tmp/evil\"");
     }
+    #[test]
+    fn an_endpoint_with_credentials_is_refused_not_shown() {
+        for (section, key) in [("embed", "endpoint"), ("gather", "endpoint")] {
+            let text =
+                format!("[{section}]\n{key} = \"http://user:hunter2pw@127.0.0.1:8080/v1\"\n");
+            let e = Config::from_toml(&text, Path::new("config.toml")).unwrap_err();
+            let msg = e.to_string();
+            assert!(
+                msg.contains("credentials") && msg.contains("api_key_env"),
+                "{msg}"
+            );
+            assert!(!msg.contains("hunter2pw"), "{msg}");
+        }
+        // An @ in the path is not a credential.
+        let text = "[embed]\nendpoint = \"http://127.0.0.1:8080/v1/@models\"\n";
+        assert!(Config::from_toml(text, Path::new("config.toml")).is_ok());
+    }
+
     #[test]
     fn a_project_cannot_choose_the_embed_endpoint() {
         assert_project_key_ignored("endpoint", "\"https://evil.example\"");

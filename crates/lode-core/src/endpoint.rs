@@ -19,15 +19,51 @@ pub fn is_private(ip: IpAddr) -> bool {
                 || (o[0] == 100 && (64..128).contains(&o[1])) // 100.64/10, shared address space
         }
         IpAddr::V6(v6) => {
-            if let Some(v4) = v6.to_ipv4_mapped() {
-                return !v4.is_loopback() && is_private(IpAddr::V4(v4));
+            let seg = v6.segments();
+            // NAT64's local-use prefix translates to any IPv4 address the
+            // operator chooses: nothing says which.
+            if seg[..3] == [0x64, 0xff9b, 1] {
+                return true;
             }
-            let first = v6.segments()[0];
+            if embedded_ipv4(v6)
+                .iter()
+                .any(|v4| !v4.is_loopback() && is_private(IpAddr::V4(*v4)))
+            {
+                return true;
+            }
             v6.is_unspecified()
-                || (first & 0xfe00) == 0xfc00 // fc00::/7 unique local (fd00:ec2::254 metadata)
-                || (first & 0xffc0) == 0xfe80 // fe80::/10 link-local
+                || (seg[0] & 0xfe00) == 0xfc00 // fc00::/7 unique local (fd00:ec2::254 metadata)
+                || (seg[0] & 0xffc0) == 0xfe80 // fe80::/10 link-local
         }
     }
+}
+
+/// The IPv4 addresses an IPv6 address carries by a standard embedding:
+/// IPv4-mapped (`::ffff:a.b.c.d`) and IPv4-compatible (`::a.b.c.d`), NAT64's
+/// well-known prefix (`64:ff9b::/96`), 6to4 (`2002:AABB:CCDD::/48`) and
+/// Teredo (`2001:0::/32`: the server, and the client stored inverted).
+fn embedded_ipv4(v6: std::net::Ipv6Addr) -> Vec<std::net::Ipv4Addr> {
+    use std::net::Ipv4Addr;
+    let seg = v6.segments();
+    let v4 = |hi: u16, lo: u16| Ipv4Addr::from((u32::from(hi) << 16) | u32::from(lo));
+    let mut out = Vec::new();
+    if let Some(mapped) = v6.to_ipv4_mapped() {
+        out.push(mapped);
+    }
+    if seg[..6] == [0; 6] && !v6.is_unspecified() && !v6.is_loopback() {
+        out.push(v4(seg[6], seg[7])); // IPv4-compatible
+    }
+    if seg[..6] == [0x64, 0xff9b, 0, 0, 0, 0] {
+        out.push(v4(seg[6], seg[7]));
+    }
+    if seg[0] == 0x2002 {
+        out.push(v4(seg[1], seg[2]));
+    }
+    if seg[..2] == [0x2001, 0] {
+        out.push(v4(seg[2], seg[3]));
+        out.push(v4(!seg[6], !seg[7]));
+    }
+    out
 }
 
 /// Checks `url` (scheme, host, and every address the host resolves to).
@@ -104,6 +140,26 @@ mod tests {
             let e = check_endpoint(url, false).expect_err(url);
             assert!(e.contains("allow_private_endpoints"), "{e}");
             assert!(check_endpoint(url, true).is_ok(), "{url}");
+        }
+    }
+
+    #[test]
+    fn private_and_metadata_ipv4_embedded_in_ipv6_are_refused() {
+        for url in [
+            "http://[64:ff9b::a9fe:a9fe]", // NAT64 well-known prefix: 169.254.169.254
+            "http://[64:ff9b:1::a9fe:a9fe]/", // NAT64 local-use prefix
+            "http://[2002:a9fe:a9fe::1]",  // 6to4 of 169.254.169.254
+            "http://[2002:0a00:0005::]:8080", // 6to4 of 10.0.0.5
+            "http://[::a9fe:a9fe]",        // IPv4-compatible
+            "http://[::ffff:a9fe:a9fe]",   // IPv4-mapped
+            "http://[2001:0:4136:e378:8000:63bf:5601:5656]", // Teredo: client 169.254.169.169 (inverted)
+        ] {
+            let e = check_endpoint(url, false).expect_err(url);
+            assert!(e.contains("allow_private_endpoints"), "{url}: {e}");
+        }
+        // The same prefixes around a public address pass.
+        for url in ["http://[64:ff9b::808:808]", "http://[2002:808:808::1]"] {
+            assert!(check_endpoint(url, false).is_ok(), "{url}");
         }
     }
 
