@@ -497,9 +497,9 @@ fn status_text(s: &Status) -> String {
         s.root, s.index_dir
     );
     if let Some(st) = &s.stats {
-        let when = st.built_at;
+        let when = utc_time(st.built_at);
         out.push_str(&format!(
-            "files:  {}  chunks: {}  symbols: {}  calls: {}  imports: {}\nsize:   {:.1} MiB on disk  generation {}  built at {} (unix) in {:.0} ms\n",
+            "files:  {}  chunks: {}  symbols: {}  calls: {}  imports: {}\nsize:   {:.1} MiB on disk  generation {}  built {} in {:.0} ms\n",
             st.files, st.chunks, st.symbols, st.calls, st.imports, s.disk_bytes as f64 / 1048576.0, st.generation, when, st.build_ms
         ));
         let langs: Vec<String> = st
@@ -548,4 +548,36 @@ fn status_text(s: &Status) -> String {
         }
     }
     out
+}
+
+/// `secs` since the Unix epoch as `YYYY-MM-DD HH:MM:SS UTC` (the proleptic
+/// Gregorian calendar; Howard Hinnant's days-to-civil algorithm).
+fn utc_time(secs: u64) -> String {
+    let days = (secs / 86_400) as i64;
+    let rem = secs % 86_400;
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02} {:02}:{:02}:{:02} UTC",
+        rem / 3_600,
+        rem % 3_600 / 60,
+        rem % 60
+    )
+}
+
+#[cfg(test)]
+mod time_tests {
+    #[test]
+    fn unix_seconds_read_as_a_utc_date() {
+        assert_eq!(super::utc_time(0), "1970-01-01 00:00:00 UTC");
+        assert_eq!(super::utc_time(951_782_400), "2000-02-29 00:00:00 UTC");
+        assert_eq!(super::utc_time(1_796_127_903), "2026-12-01 12:25:03 UTC");
+    }
 }

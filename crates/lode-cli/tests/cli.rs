@@ -205,6 +205,11 @@ fn bad_regex_is_one_line_with_the_column() {
     );
     let v = repo.json(&["grep", "fn (foo"]);
     assert_eq!(v["error"]["code"], "lode.bad_regex");
+    // An empty pattern would match every line: refused the same way.
+    let out = repo.run(&["grep", ""]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.starts_with("lode: empty regex"), "{err}");
 }
 
 #[test]

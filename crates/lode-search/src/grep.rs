@@ -62,6 +62,11 @@ pub struct GrepResults {
 
 /// Checks a pattern, describing the first error with its column.
 pub fn validate_regex(pattern: &str) -> Result<()> {
+    if pattern.is_empty() {
+        return Err(Error::BadRegex(
+            "empty regex: it would match every line; give a pattern".into(),
+        ));
+    }
     if let Err(e) = regex_syntax::ast::parse::Parser::new().parse(pattern) {
         let col = pattern[..e.span().start.offset].chars().count() + 1;
         return Err(Error::BadRegex(format!(
