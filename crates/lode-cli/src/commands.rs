@@ -376,6 +376,9 @@ fn search(ctx: Context, query: &str, opts: SearchOptions) -> Result<u8> {
     for note in index.take_notes() {
         ctx.note(&note);
     }
+    if results.no_strong_match {
+        ctx.note(lode_search::NO_STRONG_MATCH);
+    }
     let files_view = opts.files;
     emit(&ctx, "search", &results, || {
         if files_view {
@@ -384,7 +387,11 @@ fn search(ctx: Context, query: &str, opts: SearchOptions) -> Result<u8> {
             render::search_text(&results)
         }
     });
-    Ok(if results.hits.is_empty() { 1 } else { 0 })
+    Ok(if results.hits.is_empty() || results.no_strong_match {
+        1
+    } else {
+        0
+    })
 }
 
 fn grep(ctx: Context, regex: &str, opts: GrepOptions) -> Result<u8> {

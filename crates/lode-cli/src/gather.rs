@@ -54,6 +54,9 @@ fn search(
     for note in index.take_notes() {
         ctx.note(&note);
     }
+    if results.no_strong_match {
+        ctx.note(lode_search::NO_STRONG_MATCH);
+    }
     Ok((index, results))
 }
 
@@ -80,7 +83,11 @@ pub fn ask(ctx: Context, task: &str, args: &SearchArgs, extra: usize) -> Result<
             lode_gather::render::ask_text(&answer)
         }
     });
-    Ok(if answer.hits.is_empty() { 1 } else { 0 })
+    Ok(if answer.hits.is_empty() || results.no_strong_match {
+        1
+    } else {
+        0
+    })
 }
 
 /// `gather`'s JSON: the search's fields, unchanged, and the gathered section.
@@ -129,7 +136,11 @@ pub fn gather(
         text.push_str(&lode_gather::render::gathered_text(&gathered));
         text
     });
-    Ok(if results.hits.is_empty() { 1 } else { 0 })
+    Ok(if results.hits.is_empty() || results.no_strong_match {
+        1
+    } else {
+        0
+    })
 }
 
 /// The trace file (`-`: stdin), read lossily: only its tail is used.

@@ -523,3 +523,31 @@ fn the_files_view_lists_files_with_their_best_spans() {
     let out = repo.ok(&["ask", "--files", ISSUE]);
     assert!(out.contains("\nsrc/shop/cart.py  "), "{out}");
 }
+
+#[test]
+fn a_query_no_indexed_word_matches_says_there_is_no_strong_match() {
+    let repo = Repo::fixture("shop");
+    let out = repo.run(&["search", "zzqqxx_nomatch"]);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains("no strong match"), "{err}");
+    let v = repo.json(&["search", "zzqqxx_nomatch"]);
+    assert_eq!(v["no_strong_match"], true, "{v}");
+    assert!(
+        v["notes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|n| n.as_str().unwrap().starts_with("no strong match"))
+    );
+    // A word the index holds: a match, no flag, exit 0.
+    let v = repo.json(&["search", "subtotal"]);
+    assert!(v.get("no_strong_match").is_none(), "{v}");
+    assert_eq!(repo.run(&["search", "subtotal"]).status.code(), Some(0));
+    assert_eq!(repo.run(&["ask", "zzqqxx_nomatch"]).status.code(), Some(1));
+}

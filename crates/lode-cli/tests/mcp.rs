@@ -101,6 +101,10 @@ async fn search_and_ask_rank_a_tasks_files_and_group_by_file() {
     }
     let r = call(&client, "search", json!({"query": issue, "mode": "query"})).await;
     assert_eq!(structured(&r)["mode"], "query");
+    // A name the repository lacks: the answer says no match is strong.
+    let r = call(&client, "search", json!({"query": "zzqqxx_nomatch"})).await;
+    assert_eq!(structured(&r)["no_strong_match"], true, "{}", text(&r));
+    assert!(text(&r).contains("note: no strong match"), "{}", text(&r));
     let r = call(&client, "search", json!({"query": "cart", "group": "rows"})).await;
     assert_eq!(error_code(&r), "lode.bad_argument");
     let r = call(&client, "ask", json!({"query": "cart", "mode": "fast"})).await;

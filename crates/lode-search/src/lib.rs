@@ -49,5 +49,9 @@ pub use search::{Partial, SearchHit, SearchOptions, SearchResults, search};
 pub use source::clip;
 pub use task::{FileHit, Mode, TaskOptions, TaskResults, task_candidates, task_search};
 
+/// The note of a search none of whose words the index holds
+/// ([`SearchResults::no_strong_match`]).
+pub const NO_STRONG_MATCH: &str = "no strong match: no word of the query is in the index; the hits are only the nearest by meaning";
+
 /// Version of the JSON output schema (`docs/json.md`).
 pub const JSON_SCHEMA_VERSION: u32 = 1;

@@ -74,6 +74,11 @@ pub struct SearchResults {
     pub files: Vec<FileHit>,
     /// Candidates considered before the cut to `top_k` (files in task mode).
     pub candidates: usize,
+    /// No word of the query is in the index: the hits are only the nearest
+    /// by meaning (the embeddings), which for a name the repository lacks
+    /// means nothing. The CLI exits 1 then.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub no_strong_match: bool,
     /// Present when the dense side covered only the chunks embedded so far
     /// (the index's embedding phase is under way or was stopped).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -130,6 +135,7 @@ fn task_mode(index: &Index, text: &str, opts: &SearchOptions) -> Result<SearchRe
         query: crate::source::clip(text, TASK_ECHO_CHARS),
         hits: found.hits(opts.top_k),
         mode: Mode::Task,
+        no_strong_match: false,
         candidates: found.candidates,
         partial: found.partial,
         files: found.files,
@@ -180,13 +186,14 @@ fn query_mode(index: &Index, query: &str, opts: &SearchOptions) -> Result<Search
     }
 
     let total = scored.len();
-    let hits = scored
+    let hits: Vec<SearchHit> = scored
         .into_iter()
         .take(opts.top_k)
         .map(|(score, c)| to_hit(index, c, score, opts.snippet_lines))
         .collect();
     Ok(SearchResults {
         query: query.to_string(),
+        no_strong_match: lexical.is_empty() && !hits.is_empty(),
         hits,
         mode: Mode::Query,
         files: Vec::new(),

@@ -70,7 +70,7 @@ fn run(call: Call) -> Result<Answer, ToolError> {
             &GraphState::Ready,
         );
         // A partial or lexical-only dense side, as `search` says it.
-        Ok((ranked, index.take_notes()))
+        Ok((ranked, super::search_notes(index, &results)))
     })?;
     notes.extend(dense_notes);
     Ok(capped(

@@ -70,7 +70,8 @@ fn run(call: Call) -> Result<Answer, ToolError> {
                 graph: GraphState::Ready,
             };
             let gathered = gatherer.gather(index, &results, &input);
-            Ok(((results, gathered), index.take_notes()))
+            let notes = super::search_notes(index, &results);
+            Ok(((results, gathered), notes))
         })?;
     // A partial or lexical-only dense side, as `search` says it.
     notes.extend(dense_notes);

@@ -85,6 +85,17 @@ fn overlay_property() -> Value {
     crate::overlay::property()
 }
 
+/// The notes a search leaves for the answer: the index's (a dense side that
+/// ran lexical-only, a partial index) and, when none of the query's words is
+/// in the index, that no match is strong.
+fn search_notes(index: &lode_index::Index, results: &lode_search::SearchResults) -> Vec<String> {
+    let mut notes = index.take_notes();
+    if results.no_strong_match {
+        notes.push(lode_search::NO_STRONG_MATCH.to_string());
+    }
+    notes
+}
+
 /// The `mode` argument: which ranking (`task`: the files an issue's text
 /// touches; `auto`, the default, decides by the text's shape).
 fn mode_property() -> Value {

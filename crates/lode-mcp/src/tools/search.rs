@@ -62,7 +62,8 @@ fn run(call: Call) -> Result<Answer, ToolError> {
         let _over = overlay::over(index, staged.as_ref())?;
         let results = lode_search::search(index, &query, &opts)?;
         // Why the query ran lexical-only, if it did (an embedding server down).
-        Ok((results, index.take_notes()))
+        let notes = super::search_notes(index, &results);
+        Ok((results, notes))
     })?;
     notes.extend(dense_notes);
     let items = Hits {
