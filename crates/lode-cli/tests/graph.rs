@@ -146,7 +146,9 @@ fn show_prints_the_body_with_numbers_and_the_call_graph() {
         text.starts_with("function helper  app/util.py:1-3"),
         "{text}"
     );
-    assert!(text.contains("/// Doubles x."), "{text}");
+    // The docstring is in the body: shown once, with its line number.
+    assert_eq!(text.matches("Doubles x.").count(), 1, "{text}");
+    assert!(text.contains("2      \"\"\"Doubles x.\"\"\""), "{text}");
     assert!(text.contains("3      return x * 2"), "{text}");
 
     let v = repo.json(&["show", "run", "--callgraph"]);

@@ -117,7 +117,14 @@ pub fn shown_text(s: &Shown) -> String {
         sym.start_line,
         sym.end_line
     );
-    if let Some(doc) = &sym.doc {
+    // A doc the body already holds (a Python docstring) is not shown twice.
+    let in_body = |doc: &str| {
+        doc.lines()
+            .map(str::trim)
+            .find(|l| !l.is_empty())
+            .is_some_and(|first| s.lines.iter().any(|line| line.contains(first)))
+    };
+    if let Some(doc) = sym.doc.as_deref().filter(|d| !in_body(d)) {
         for l in doc.lines().take(8) {
             let _ = writeln!(out, "  /// {l}");
         }
