@@ -186,9 +186,13 @@ pub fn task_search(index: &Index, text: &str, opts: &TaskOptions) -> Result<Task
             1 | 2 => opts.chunks_per_file,
             _ => opts.chunks_per_file.min(1),
         };
-        files.push(file_hit(
-            index, score, c, &ids, &scores, &names, wanted, opts,
-        )?);
+        let choice = ChunkChoice {
+            index,
+            scores: &scores,
+            names: &names,
+            opts,
+        };
+        files.push(choice.file_hit(score, c, &ids, wanted)?);
     }
     Ok(TaskResults {
         files,
@@ -231,86 +235,100 @@ fn dense_text(task: &TaskText, text: &str) -> String {
 /// its lexical score and embedding similarity (both against the whole
 /// index's best), and lifted when it holds a line the task points at (a
 /// trace frame, quoted code, a message) or defines a name the task writes.
-#[allow(clippy::too_many_arguments)]
-fn file_hit(
-    index: &Index,
-    score: f64,
-    c: features::Candidate,
-    ids: &[i64],
-    scores: &features::SomeChunkScores,
-    names: &TaskNames,
-    chunks_wanted: usize,
-    opts: &TaskOptions,
-) -> Result<FileHit> {
-    let mut ranked: Vec<(f64, std::sync::Arc<ChunkRow>)> = index
-        .shared_chunks(ids)?
-        .into_iter()
-        .map(|row| {
-            let named_line = c
-                .frame_lines
-                .iter()
-                .any(|&l| row.start_line <= l && l <= row.end_line);
-            let defines = row
-                .symbol
-                .as_ref()
-                .is_some_and(|s| c.defined.contains(&s.name));
-            let s = scores.lexical(row.id)
-                + CHUNK_DENSE * scores.dense(row.id)
-                + if named_line { CHUNK_NAMED_LINE } else { 0.0 }
-                + if defines { CHUNK_DEFINES } else { 0.0 }
-                + names.part_of(row.symbol.as_ref());
-            // A file's header and the gaps between definitions name no code.
-            let s = if row.symbol.is_some() {
-                s
-            } else {
-                s * CHUNK_UNNAMED
-            };
-            (s, row)
-        })
-        .collect();
-    ranked.sort_by(|a, b| {
-        b.0.total_cmp(&a.0)
-            .then_with(|| a.1.start_line.cmp(&b.1.start_line))
-    });
-    // One chunk per symbol: a long function's parts would fill the file's share.
-    let mut shown: Vec<Option<i64>> = Vec::new();
-    ranked.retain(|(_, row)| {
-        let symbol = row.symbol.as_ref().map(|s| s.id);
-        if symbol.is_some() && shown.contains(&symbol) {
-            return false;
-        }
-        shown.push(symbol);
-        true
-    });
-    let file_score = (score * 10_000.0).round() / 10_000.0;
-    let hits = ranked
-        .into_iter()
-        .take(chunks_wanted)
-        .map(|(_, row)| {
-            // The snippet shows the line the task points at, when the chunk holds one.
-            let pointed = c
-                .frame_lines
-                .iter()
-                .copied()
-                .filter(|&l| row.start_line < l && l <= row.end_line)
-                .min();
-            let mut hit = to_hit(index, row.clone(), file_score, opts.snippet_lines);
-            if let Some(line) = pointed
-                && opts.snippet_lines > 0
-            {
-                hit.snippet = snippet_from(index, &row, line, opts.snippet_lines);
+struct ChunkChoice<'a> {
+    index: &'a Index,
+    /// The scores of the ranked files' chunks.
+    scores: &'a features::SomeChunkScores,
+    names: &'a TaskNames,
+    opts: &'a TaskOptions,
+}
+
+impl ChunkChoice<'_> {
+    /// File `c` (ranked with `score`, chunk ids `ids`) with its best
+    /// `chunks_wanted` chunks.
+    fn file_hit(
+        &self,
+        score: f64,
+        c: features::Candidate,
+        ids: &[i64],
+        chunks_wanted: usize,
+    ) -> Result<FileHit> {
+        let ChunkChoice {
+            index,
+            scores,
+            names,
+            opts,
+        } = *self;
+        let mut ranked: Vec<(f64, std::sync::Arc<ChunkRow>)> = index
+            .shared_chunks(ids)?
+            .into_iter()
+            .map(|row| {
+                let named_line = c
+                    .frame_lines
+                    .iter()
+                    .any(|&l| row.start_line <= l && l <= row.end_line);
+                let defines = row
+                    .symbol
+                    .as_ref()
+                    .is_some_and(|s| c.defined.contains(&s.name));
+                let s = scores.lexical(row.id)
+                    + CHUNK_DENSE * scores.dense(row.id)
+                    + if named_line { CHUNK_NAMED_LINE } else { 0.0 }
+                    + if defines { CHUNK_DEFINES } else { 0.0 }
+                    + names.part_of(row.symbol.as_ref());
+                // A file's header and the gaps between definitions name no code.
+                let s = if row.symbol.is_some() {
+                    s
+                } else {
+                    s * CHUNK_UNNAMED
+                };
+                (s, row)
+            })
+            .collect();
+        ranked.sort_by(|a, b| {
+            b.0.total_cmp(&a.0)
+                .then_with(|| a.1.start_line.cmp(&b.1.start_line))
+        });
+        // One chunk per symbol: a long function's parts would fill the file's share.
+        let mut shown: Vec<Option<i64>> = Vec::new();
+        ranked.retain(|(_, row)| {
+            let symbol = row.symbol.as_ref().map(|s| s.id);
+            if symbol.is_some() && shown.contains(&symbol) {
+                return false;
             }
-            hit
+            shown.push(symbol);
+            true
+        });
+        let file_score = (score * 10_000.0).round() / 10_000.0;
+        let hits = ranked
+            .into_iter()
+            .take(chunks_wanted)
+            .map(|(_, row)| {
+                // The snippet shows the line the task points at, when the chunk holds one.
+                let pointed = c
+                    .frame_lines
+                    .iter()
+                    .copied()
+                    .filter(|&l| row.start_line < l && l <= row.end_line)
+                    .min();
+                let mut hit = to_hit(index, row.clone(), file_score, opts.snippet_lines);
+                if let Some(line) = pointed
+                    && opts.snippet_lines > 0
+                {
+                    hit.snippet = snippet_from(index, &row, line, opts.snippet_lines);
+                }
+                hit
+            })
+            .collect();
+        Ok(FileHit {
+            evidence: evidence(&c.features, &c.defined),
+            path: c.path,
+            language: c.lang,
+            score: file_score,
+            chunks: hits,
+            features: c.features,
         })
-        .collect();
-    Ok(FileHit {
-        evidence: evidence(&c.features, &c.defined),
-        path: c.path,
-        language: c.lang,
-        score: file_score,
-        chunks: hits,
-        features: c.features,
-    })
+    }
 }
 
 /// `lines` lines of a chunk from the one before `line` (a line the task
@@ -378,7 +396,7 @@ fn normalized(w: &str) -> String {
         .collect()
 }
 
-/// How a file's chunks are chosen (see [`file_hit`]): the embedding counts
+/// How a file's chunks are chosen (see [`ChunkChoice::file_hit`]): the embedding counts
 /// half the lexical score; a line the task points at, or a definition of a
 /// name it writes, about as much as the best lexical match.
 const CHUNK_DENSE: f64 = 0.5;
