@@ -21,7 +21,7 @@ pub const KEY: &str = "overlay";
 
 /// The `overlay` argument's schema (kept short: every client reads it).
 pub fn property() -> Value {
-    json!({"type": "object", "description": "Files not on disk: path → content, null = deleted"})
+    json!({"type": "object", "description": "Unsaved files: path → content, null = deleted"})
 }
 
 /// `_meta.overlay` moved into `arguments` for a tool that takes an overlay;

@@ -26,7 +26,7 @@ fn schema(repos: &Repos) -> Value {
             "symbol": {"type": "string", "description": "name, Type::name, pkg.Func or path:LINE"},
             "direction": {"type": "string", "enum": ["in", "out"], "description": "in (default): callers; out: callees"},
             "depth": {"type": "integer", "minimum": 1, "maximum": 5, "description": "Levels (default 1)"},
-            "path": path_property(repos, "Only a symbol defined under this file or directory"),
+            "path": path_property(repos, "Only symbols defined under this path"),
             "overlay": overlay_property(),
         },
         "required": ["symbol"],

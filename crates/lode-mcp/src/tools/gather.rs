@@ -28,7 +28,7 @@ fn schema(repos: &Repos) -> Value {
             "query": {"type": "string"},
             "context": {"type": "string", "description": "The text that led to the search (its last 6,000 characters are used)"},
             "max_tokens": {"type": "integer", "minimum": 100, "maximum": 8000, "description": "Budget for the related code (default 2,000)"},
-            "path": path_property(repos, "Only results under this directory or file"),
+            "path": path_property(repos, "Only results under this path"),
             "lang": lang_property(),
             "top_k": {"type": "integer", "minimum": 1, "maximum": 50, "description": "Hits (default 10)"},
         },

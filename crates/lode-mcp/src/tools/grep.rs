@@ -26,7 +26,7 @@ fn schema(repos: &Repos) -> Value {
         "type": "object",
         "properties": {
             "pattern": {"type": "string"},
-            "path": path_property(repos, "Only under this directory or file"),
+            "path": path_property(repos, "Only under this path"),
             "lang": lang_property(),
             "ignore_case": {"type": "boolean"},
             "overlay": overlay_property(),

@@ -66,11 +66,13 @@ impl ToolDef {
     }
 }
 
-/// The `path` argument: where relative paths start depends on the roots.
+/// The `path` argument. With one root, relative paths start there (absolute
+/// ones inside it work too) and the schema need not say so; with several, it
+/// names the first, where relative paths start.
 fn path_property(repos: &Repos, what: &str) -> Value {
     let roots: Vec<String> = repos.roots().map(|r| r.display().to_string()).collect();
     let description = if roots.len() == 1 {
-        format!("{what}, relative to the root or absolute")
+        what.to_string()
     } else {
         format!(
             "{what}: relative to {}, or absolute inside one of {}",

@@ -27,7 +27,7 @@ fn schema(repos: &Repos) -> Value {
         "type": "object",
         "properties": {
             "query": {"type": "string"},
-            "path": path_property(repos, "Only under this directory or file"),
+            "path": path_property(repos, "Only under this path"),
             "lang": lang_property(),
             "top_k": {"type": "integer", "minimum": 1, "maximum": 50, "description": "Hits (default 10)"},
             "mode": mode_property(),

@@ -23,7 +23,7 @@ fn schema(repos: &Repos) -> Value {
         "type": "object",
         "properties": {
             "symbol": {"type": "string", "description": "name, Type::name, pkg.Func or path:LINE"},
-            "path": path_property(repos, "Only a symbol defined under this file or directory"),
+            "path": path_property(repos, "Only symbols defined under this path"),
             "callgraph": {"type": "boolean", "description": "Also list direct callers and callees"},
             "overlay": overlay_property(),
         },
