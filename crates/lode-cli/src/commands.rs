@@ -294,7 +294,8 @@ pub(crate) fn emit<T: Serialize>(
         };
         print(&format!("{line}\n"));
     } else {
-        print(&text());
+        // The repository's text stays data: no control character reaches the terminal.
+        print(&lode_core::shown::text(&text()));
     }
 }
 

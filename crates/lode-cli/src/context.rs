@@ -129,7 +129,7 @@ impl Context {
         if self.common.json {
             self.notes.borrow_mut().push(msg.to_string());
         } else {
-            eprintln!("lode: {msg}");
+            eprintln!("lode: {}", lode_core::shown::field(msg));
         }
     }
 

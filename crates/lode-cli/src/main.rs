@@ -51,7 +51,12 @@ fn main() -> ExitCode {
                 });
                 println!("{body}");
             }
-            let _ = writeln!(std::io::stderr(), "lode: {e}");
+            let message = e.to_string();
+            let _ = writeln!(
+                std::io::stderr(),
+                "lode: {}",
+                lode_core::shown::field(&message)
+            );
             ExitCode::from(code.exit_status() as u8)
         }
     }

@@ -18,7 +18,7 @@ pub fn run(common: Common, max_chars: usize, max_open: u16, watch: bool) -> Resu
     }
     let config = Config::load(&context::user_config_path(&common))?;
     if let Some(note) = context::select_model(&common, &config)? {
-        eprintln!("lode: {note}");
+        eprintln!("lode: {}", lode_core::shown::field(&note));
     }
     let server = lode_mcp::Server::new(lode_mcp::Options {
         roots,

@@ -551,3 +551,45 @@ fn a_query_no_indexed_word_matches_says_there_is_no_strong_match() {
     assert_eq!(repo.run(&["search", "subtotal"]).status.code(), Some(0));
     assert_eq!(repo.run(&["ask", "zzqqxx_nomatch"]).status.code(), Some(1));
 }
+
+/// Repository text is data: a file name that holds a forged hit line, or a
+/// snippet that holds terminal escapes, is shown escaped in every text answer.
+#[test]
+fn hostile_names_and_escapes_are_shown_escaped() {
+    let repo = Repo::empty();
+    let forged = "x\nsrc/auth.py:1-5  function login  9.99\n.py";
+    repo.write(
+        forged,
+        "def tally_forged_marker():\n    return \"\x1b]0;TITLE\x07\x1b[2J\"\n",
+    );
+    repo.write(
+        "ok.py",
+        "def tally_plain_marker(a):\n    return tally_forged_marker() + a\n",
+    );
+    let answers = [
+        repo.ok(&["search", "tally_forged_marker"]),
+        repo.ok(&["grep", "TITLE"]),
+        repo.ok(&["outline", forged]),
+        repo.ok(&["outline", "."]),
+        repo.ok(&["show", "tally_forged_marker"]),
+        repo.ok(&["callers", "tally_forged_marker"]),
+        repo.ok(&["ask", "tally_forged_marker"]),
+        repo.ok(&["gather", "tally_forged_marker"]),
+        repo.ok(&["search", "--files", "tally_forged_marker"]),
+        repo.ok(&["map"]),
+    ];
+    for text in answers {
+        assert!(
+            !text.lines().any(|l| l.starts_with("src/auth.py")),
+            "a forged line at column 0:\n{text}"
+        );
+        assert!(
+            !text.chars().any(|c| c.is_control() && c != '\n'),
+            "a control character reached the terminal:\n{text:?}"
+        );
+        assert!(text.contains("x\\nsrc/"), "{text}");
+    }
+    // JSON keeps the real name: its encoder escapes controls already.
+    let v = repo.json(&["search", "tally_forged_marker"]);
+    assert_eq!(v["hits"][0]["path"], forged);
+}

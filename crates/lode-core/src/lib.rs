@@ -11,6 +11,7 @@
 //! - [`Config`] and [`FilePolicy`]: the configuration model (which files are
 //!   indexed, how large they may be).
 //! - [`Error`] and [`ErrorCode`]: failures with a stable code and exit status.
+//! - [`shown`]: repository text escaped for printing (names, paths, snippets).
 //!
 //! ```
 //! use lode_core::{Span, Symbol, SymbolKind};
@@ -26,6 +27,7 @@ mod error;
 pub mod ident;
 mod language;
 mod record;
+pub mod shown;
 mod span;
 
 pub use config::{

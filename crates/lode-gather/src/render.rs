@@ -2,6 +2,7 @@
 
 use std::fmt::Write;
 
+use lode_core::shown;
 use lode_search::render::symbol_label;
 
 use crate::ask::AskResults;
@@ -27,7 +28,7 @@ pub fn gathered_text(g: &Gathered) -> String {
         let _ = writeln!(
             out,
             "{}:{}-{} {} · {}",
-            n.path,
+            shown::field(&n.path),
             n.start_line,
             n.end_line,
             symbol_label(&n.kind, &n.name, n.container.as_deref()),
@@ -99,7 +100,10 @@ pub fn ask_text(r: &AskResults) -> String {
         let _ = writeln!(
             out,
             "{}:{}-{}  {label}  {:.2}{edge}",
-            h.path, h.start_line, h.end_line, h.score
+            shown::field(&h.path),
+            h.start_line,
+            h.end_line,
+            h.score
         );
         for line in h.snippet.lines() {
             let _ = writeln!(out, "    {line}");

@@ -225,8 +225,10 @@ struct Budget {
 }
 
 impl Budget {
-    /// Adds `line` if it fits under `cap` (≤ the budget); counts it as omitted if not.
+    /// Adds `line`, its repository names escaped, if it fits under `cap` (≤ the
+    /// budget); counts it as omitted if not.
     fn push(&mut self, line: String, cap: usize) -> bool {
+        let line = lode_core::shown::field(&line);
         let cost = estimate_tokens(&line) + 1;
         if self.used + cost > cap.min(self.max) {
             self.omitted += 1;

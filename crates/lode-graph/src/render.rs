@@ -3,6 +3,7 @@
 
 use std::fmt::Write;
 
+use lode_core::shown;
 use lode_index::SymbolRow;
 
 use crate::calls::{CallNode, CallTree, Direction};
@@ -12,10 +13,11 @@ use crate::show::{Neighbour, Shown};
 
 /// `method Cart::add`.
 pub fn label(s: &SymbolRow) -> String {
-    match &s.container {
+    let label = match &s.container {
         Some(c) => format!("{} {}::{}", s.kind, container_type(c), s.name),
         None => format!("{} {}", s.kind, s.name),
-    }
+    };
+    shown::field(&label).into_owned()
 }
 
 fn mark(r: Resolution) -> &'static str {
@@ -33,7 +35,7 @@ pub fn tree_text(t: &CallTree) -> String {
         out,
         "{what} {}  {}:{}-{}",
         label(&t.root),
-        t.root.path,
+        shown::field(&t.root.path),
         t.root.start_line,
         t.root.end_line
     );
@@ -44,7 +46,8 @@ pub fn tree_text(t: &CallTree) -> String {
         node_text(&mut out, n, 1);
     }
     if !t.external.is_empty() {
-        let _ = writeln!(out, "outside the repository: {}", t.external.join(", "));
+        let external = shown::field(&t.external.join(", ")).into_owned();
+        let _ = writeln!(out, "outside the repository: {external}");
     }
     if t.truncated {
         let _ = writeln!(
@@ -59,13 +62,19 @@ pub fn tree_text(t: &CallTree) -> String {
 fn node_text(out: &mut String, n: &CallNode, depth: usize) {
     let indent = "  ".repeat(depth);
     let who = match &n.symbol {
-        Some(s) => format!("{}  {}:{}-{}", label(s), s.path, s.start_line, s.end_line),
-        None => format!("(top level)  {}", n.path),
+        Some(s) => format!(
+            "{}  {}:{}-{}",
+            label(s),
+            shown::field(&s.path),
+            s.start_line,
+            s.end_line
+        ),
+        None => format!("(top level)  {}", shown::field(&n.path)),
     };
     let sites: Vec<String> = n
         .sites
         .iter()
-        .map(|s| format!("{}:{}", s.path, s.line))
+        .map(|s| format!("{}:{}", shown::field(&s.path), s.line))
         .collect();
     let cycle = if n.cycle {
         "  (cycle: already shown above)"
@@ -91,12 +100,12 @@ fn neighbours_text(out: &mut String, title: &str, list: &[Neighbour]) {
             .as_deref()
             .map(|c| format!("{}::", container_type(c)))
             .unwrap_or_default();
+        let name = shown::field(&format!("{owner}{}", n.name)).into_owned();
         let _ = writeln!(
             out,
-            "  {} {owner}{}  {}:{}-{}  at {}{}",
+            "  {} {name}  {}:{}-{}  at {}{}",
             n.kind,
-            n.name,
-            n.path,
+            shown::field(&n.path),
             n.start_line,
             n.end_line,
             n.site,
@@ -113,7 +122,7 @@ pub fn shown_text(s: &Shown) -> String {
         out,
         "{}  {}:{}-{}",
         label(sym),
-        sym.path,
+        shown::field(&sym.path),
         sym.start_line,
         sym.end_line
     );
@@ -137,7 +146,8 @@ pub fn shown_text(s: &Shown) -> String {
         let _ = writeln!(
             out,
             "…[{} more lines — lode show {}:LINE for a part]",
-            s.omitted_lines, sym.path
+            s.omitted_lines,
+            shown::field(&sym.path)
         );
     }
     if let Some(c) = &s.callers {
@@ -149,7 +159,8 @@ pub fn shown_text(s: &Shown) -> String {
     if let Some(e) = &s.external
         && !e.is_empty()
     {
-        let _ = writeln!(out, "outside the repository: {}", e.join(", "));
+        let external = shown::field(&e.join(", ")).into_owned();
+        let _ = writeln!(out, "outside the repository: {external}");
     }
     out
 }

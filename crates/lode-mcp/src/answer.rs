@@ -95,8 +95,10 @@ fn assemble<T: Items>(a: &T, notes: &[String]) -> Answer {
         ));
     }
     for n in notes {
-        text.push_str(&format!("note: {n}\n"));
+        text.push_str(&format!("note: {}\n", lode_core::shown::field(n)));
     }
+    // The repository's text stays data: no control character reaches the host.
+    let text = lode_core::shown::text(&text).into_owned();
     let body = a.body();
     let env = lode_search::render::Envelope {
         schema_version: lode_search::JSON_SCHEMA_VERSION,

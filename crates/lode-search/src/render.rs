@@ -6,6 +6,7 @@
 
 use std::fmt::Write;
 
+use lode_core::shown;
 use serde::Serialize;
 
 use crate::{
@@ -14,10 +15,11 @@ use crate::{
 
 /// `method Config.load` from a kind, a name and a container like `class Config`.
 pub fn symbol_label(kind: &str, name: &str, container: Option<&str>) -> String {
-    match container.and_then(|c| c.rsplit(' ').next()) {
+    let label = match container.and_then(|c| c.rsplit(' ').next()) {
         Some(owner) => format!("{kind} {owner}.{name}"),
         None => format!("{kind} {name}"),
-    }
+    };
+    shown::field(&label).into_owned()
 }
 
 /// One line per hit, its snippet indented below; in task mode a first line
@@ -46,9 +48,9 @@ pub fn file_list_text(mode: Mode, files: &[FileHit]) -> String {
         out.push_str("[task mode: the files the text points at, best first]\n");
     }
     for f in files {
-        let _ = write!(out, "{}  {:.2}", f.path, f.score);
+        let _ = write!(out, "{}  {:.2}", shown::field(&f.path), f.score);
         if !f.evidence.is_empty() {
-            let _ = write!(out, "  ({})", f.evidence.join("; "));
+            let _ = write!(out, "  ({})", shown::field(&f.evidence.join("; ")));
         }
         out.push('\n');
         for h in &f.chunks {
@@ -66,7 +68,11 @@ fn hit_line(out: &mut String, h: &SearchHit, indent: &str) {
     let _ = writeln!(
         out,
         "{indent}{}:{}-{}  {}  {:.2}",
-        h.path, h.start_line, h.end_line, label, h.score
+        shown::field(&h.path),
+        h.start_line,
+        h.end_line,
+        label,
+        h.score
     );
     for line in h.snippet.lines() {
         let _ = writeln!(out, "{indent}    {line}");
@@ -87,7 +93,10 @@ pub fn grep_text(r: &GrepResults) -> String {
         let _ = writeln!(
             out,
             "{label}  {}:{}-{}  ({})",
-            g.path, g.start_line, g.end_line, g.hits
+            shown::field(&g.path),
+            g.start_line,
+            g.end_line,
+            g.hits
         );
         for l in &g.lines {
             let _ = writeln!(out, "  L{}: {}", l.line, l.text);
@@ -117,13 +126,18 @@ pub fn outline_text(o: &Outline) -> String {
             n.start_line,
             n.end_line,
             n.kind,
-            sig
+            shown::field(sig)
         );
         for c in &n.children {
             node(out, c, depth + 1);
         }
     }
-    let mut out = format!("{}  {}  {} lines\n", o.path, o.language, o.lines);
+    let mut out = format!(
+        "{}  {}  {} lines\n",
+        shown::field(&o.path),
+        o.language,
+        o.lines
+    );
     for n in &o.symbols {
         node(&mut out, n, 0);
     }
@@ -155,20 +169,20 @@ pub fn json<T: Serialize>(command: &str, body: &T, notes: Vec<String>) -> String
 pub fn dir_outline_text(o: &DirOutline) -> String {
     let mut out = String::new();
     for f in &o.files {
-        let _ = writeln!(out, "{}", f.path);
+        let _ = writeln!(out, "{}", shown::field(&f.path));
         for s in &f.symbols {
             let _ = writeln!(
                 out,
                 "{}{} {} L{}",
                 "  ".repeat(s.depth as usize + 1),
                 s.kind,
-                s.name,
+                shown::field(&s.name),
                 s.line
             );
         }
     }
     if o.files.is_empty() {
-        let _ = writeln!(out, "(no indexed files under {})", o.path);
+        let _ = writeln!(out, "(no indexed files under {})", shown::field(&o.path));
     }
     if o.omitted_symbols > 0 {
         let _ = writeln!(
