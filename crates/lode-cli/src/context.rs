@@ -37,9 +37,12 @@ impl Context {
         explicit_root: Option<&Path>,
         near: Option<&Path>,
     ) -> Result<Context> {
-        let root = match explicit_root.or(common.root.as_deref()) {
-            Some(r) => r.to_path_buf(),
-            None => discover_root(near)?,
+        let (root, root_note) = match explicit_root.or(common.root.as_deref()) {
+            Some(r) => (r.to_path_buf(), nested_root_note(r)),
+            None => {
+                let found = discover_root(near)?;
+                (found.root, found.note)
+            }
         };
         let user = Config::load(&user_config_path(&common))?;
         let location = IndexLocation::resolve(&root, common.cache_dir.as_deref())?;
@@ -52,8 +55,8 @@ impl Context {
             overlay: None,
             overlay_info: Default::default(),
         };
-        for w in warnings {
-            ctx.note(&w);
+        for w in root_note.iter().chain(&warnings) {
+            ctx.note(w);
         }
         if let Some(note) = select_model(&ctx.common, &ctx.config)? {
             ctx.note(&note);
@@ -188,12 +191,9 @@ impl Context {
             }
         };
         let abs = abs.canonicalize().unwrap_or(abs);
-        let rel = abs.strip_prefix(root).map_err(|_| {
-            Error::BadQuery(format!(
-                "{} is outside the repository {}",
-                p.display(),
-                root.display()
-            ))
+        let rel = abs.strip_prefix(root).map_err(|_| Error::OutsideRoot {
+            path: p.to_path_buf(),
+            root: root.clone(),
         })?;
         let rel: Vec<String> = rel
             .components()
@@ -322,31 +322,68 @@ pub fn user_config_path(common: &Common) -> PathBuf {
     base.join("lode").join("config.toml")
 }
 
-/// The enclosing git repository of `near` (or of the current directory), else that directory.
-pub fn discover_root(near: Option<&Path>) -> Result<PathBuf> {
+/// The root a command works in when `--root` does not name one.
+pub struct Discovered {
+    pub root: PathBuf,
+    /// What to say when no git repository was found (the root is then the
+    /// current directory).
+    pub note: Option<String>,
+}
+
+/// The git repository enclosing `near` (a path the command names), else the
+/// one enclosing the current directory; with neither, the current directory
+/// itself — unless that is `/` or the home directory, which would index a
+/// whole disk or home: those are refused unless `--root` names them.
+pub fn discover_root(near: Option<&Path>) -> Result<Discovered> {
     let cwd = std::env::current_dir().map_err(|e| Error::io(".", e))?;
-    let start = near
-        .map(|p| {
-            if p.is_absolute() {
-                p.to_path_buf()
-            } else {
-                cwd.join(p)
-            }
-        })
-        .unwrap_or(cwd.clone());
-    let start = if start.is_file() {
-        start.parent().map(Path::to_path_buf).unwrap_or(cwd.clone())
-    } else {
-        start
-    };
-    let mut dir = start.as_path();
-    loop {
-        if dir.join(".git").exists() {
-            return Ok(dir.to_path_buf());
+    let cwd = cwd.canonicalize().unwrap_or(cwd);
+    let near_dir = near.map(|p| {
+        let abs = cwd.join(p);
+        match abs.parent() {
+            Some(parent) if abs.is_file() => parent.to_path_buf(),
+            _ => abs,
         }
-        match dir.parent() {
-            Some(p) => dir = p,
-            None => return Ok(if start.is_dir() { start.clone() } else { cwd }),
-        }
+    });
+    if let Some(root) = near_dir
+        .iter()
+        .chain([&cwd])
+        .find_map(|d| git_root_above(d))
+    {
+        return Ok(Discovered { root, note: None });
     }
+    let home = std::env::var_os("HOME")
+        .map(PathBuf::from)
+        .and_then(|h| h.canonicalize().ok());
+    if cwd.parent().is_none() || home.as_deref() == Some(cwd.as_path()) {
+        return Err(Error::BroadRoot(cwd));
+    }
+    let note = format!(
+        "no git repository at or above {}; indexing the files under it",
+        cwd.display()
+    );
+    Ok(Discovered {
+        root: cwd,
+        note: Some(note),
+    })
+}
+
+/// The nearest directory at or above `dir` that holds `.git`.
+pub fn git_root_above(dir: &Path) -> Option<PathBuf> {
+    dir.ancestors()
+        .find(|d| d.join(".git").exists())
+        .map(Path::to_path_buf)
+}
+
+/// A root that a git repository above it encloses: its index is its own, and
+/// commands run elsewhere in that repository do not use it.
+fn nested_root_note(root: &Path) -> Option<String> {
+    let root = root.canonicalize().ok()?;
+    let repo = git_root_above(root.parent()?)?;
+    (!root.join(".git").exists()).then(|| {
+        format!(
+            "{} is inside the git repository {}: this index is rooted at the former, and commands run elsewhere in the repository use the repository's own",
+            root.display(),
+            repo.display()
+        )
+    })
 }

@@ -14,7 +14,11 @@ use crate::context;
 pub fn run(common: Common, max_chars: usize, max_open: u16, watch: bool) -> Result<u8> {
     let mut roots = roots();
     if roots.is_empty() {
-        roots.push(context::discover_root(None)?);
+        let found = context::discover_root(None)?;
+        if let Some(note) = found.note {
+            eprintln!("lode: {}", lode_core::shown::field(&note));
+        }
+        roots.push(found.root);
     }
     let config = Config::load(&context::user_config_path(&common))?;
     if let Some(note) = context::select_model(&common, &config)? {

@@ -593,3 +593,87 @@ fn hostile_names_and_escapes_are_shown_escaped() {
     let v = repo.json(&["search", "tally_forged_marker"]);
     assert_eq!(v["hits"][0]["path"], forged);
 }
+
+/// `lode` run in `dir` with no `--root`, its cache and config in `cache`.
+fn run_in(dir: &std::path::Path, cache: &std::path::Path, args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_lode"))
+        .args(args)
+        .arg("--cache-dir")
+        .arg(cache)
+        .current_dir(dir)
+        .env("XDG_CONFIG_HOME", cache.join("config"))
+        .env("HOME", cache.join("home"))
+        .env_remove("LODE_CACHE_DIR")
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn a_path_outside_the_repository_is_refused_by_every_command() {
+    let repo = Repo::fixture("shop");
+    std::fs::create_dir(repo.path(".git")).unwrap();
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::write(
+        outside.path().join("secret.py"),
+        "def hunter2_secret(): pass\n",
+    )
+    .unwrap();
+    let secret = outside.path().join("secret.py");
+    let secret = secret.to_str().unwrap();
+    let dir = outside.path().to_str().unwrap();
+    for args in [
+        vec!["outline", secret],
+        vec!["outline", dir],
+        vec!["grep", "hunter2", "--path", dir],
+        vec!["search", "hunter2_secret", "--path", secret],
+        vec!["show", "hunter2_secret", "--path", secret],
+    ] {
+        let out = run_in(repo.root(), repo.cache.path(), &args);
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stdout}{stderr}");
+        assert!(
+            stderr.contains("is outside the repository"),
+            "{args:?}: {stderr}"
+        );
+        assert!(!stdout.contains("hunter2"), "{args:?}: {stdout}");
+    }
+}
+
+#[test]
+fn the_home_directory_is_not_indexed_unless_named() {
+    let cache = tempfile::tempdir().unwrap();
+    let home = cache.path().join("home");
+    std::fs::create_dir_all(home.join("notes")).unwrap();
+    std::fs::write(home.join("notes/a.py"), "def in_home(): pass\n").unwrap();
+    let out = run_in(&home, cache.path(), &["search", "in_home"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("no git repository at or above") && stderr.contains("--root"));
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    // Named, it is indexed.
+    let out = run_in(&home, cache.path(), &["search", "in_home", "--root", "."]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // Below it, with no repository, the directory is the root, and that is said.
+    let out = run_in(&home.join("notes"), cache.path(), &["search", "in_home"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(stderr.contains("no git repository at or above"), "{stderr}");
+}
+
+#[test]
+fn an_index_rooted_inside_a_repository_says_so() {
+    let repo = Repo::fixture("shop");
+    std::fs::create_dir(repo.path(".git")).unwrap();
+    let out = run_in(repo.root(), repo.cache.path(), &["index", "src"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(stderr.contains("is inside the git repository"), "{stderr}");
+    let out = run_in(repo.root(), repo.cache.path(), &["index"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("inside the git repository"), "{stderr}");
+}

@@ -67,6 +67,16 @@ pub enum Error {
     NotADirectory(PathBuf),
     #[error("{}: not a file", .0.display())]
     NotAFile(PathBuf),
+    /// A path that resolves outside the root: nothing there is read or shown.
+    #[error("{} is outside the repository {}", .path.display(), .root.display())]
+    OutsideRoot { path: PathBuf, root: PathBuf },
+    /// No git repository was found and the directory is `/` or the home
+    /// directory: indexing all of it is refused unless `--root` names it.
+    #[error(
+        "no git repository at or above {}; indexing all of it is refused: run lode inside a repository or name the directory with --root",
+        .0.display()
+    )]
+    BroadRoot(PathBuf),
     #[error("{0}")]
     BadRegex(String),
     #[error("{0}")]
@@ -112,9 +122,11 @@ impl Error {
 
     pub fn code(&self) -> ErrorCode {
         match self {
-            Error::NoSuchPath(_) | Error::NotADirectory(_) | Error::NotAFile(_) => {
-                ErrorCode::BadPath
-            }
+            Error::NoSuchPath(_)
+            | Error::NotADirectory(_)
+            | Error::NotAFile(_)
+            | Error::OutsideRoot { .. }
+            | Error::BroadRoot(_) => ErrorCode::BadPath,
             Error::BadRegex(_) => ErrorCode::BadRegex,
             Error::BadQuery(_) => ErrorCode::BadQuery,
             Error::BadConfig(_) => ErrorCode::BadConfig,
