@@ -242,3 +242,51 @@ fn a_query_during_an_update_answers_from_the_last_complete_index() {
     let v = repo.json(&["callers", "helper"]);
     assert_eq!(names(&v["children"]), ["late", "(top level)", "run"], "{v}");
 }
+
+/// Six types share `wait`; `drain` calls it on an expression whose type the
+/// syntax does not show, and `Pool::wait` once through `self`.
+fn crowded() -> Repo {
+    let repo = Repo::empty();
+    let mut types = String::new();
+    for t in ["Pool", "Queue", "Timer", "Latch", "Gate", "Barrier"] {
+        types.push_str(&format!(
+            "pub struct {t};\n\nimpl {t} {{\n    pub fn wait(&self) -> u32 {{\n        1\n    }}\n}}\n\n"
+        ));
+    }
+    repo.write("src/kinds.rs", types);
+    repo.write(
+        "src/lib.rs",
+        "mod kinds;\n\npub fn drain() -> u32 {\n    let n = make().wait();\n    n + finish()\n}\n\nfn finish() -> u32 {\n    2\n}\n\nfn make() -> kinds::Pool {\n    kinds::Pool\n}\n",
+    );
+    repo
+}
+
+#[test]
+fn a_name_many_definitions_share_is_one_summary_line_not_an_edge_each() {
+    let repo = crowded();
+    let v = repo.json(&["callers", "drain", "--direction", "out"]);
+    assert_eq!(names(&v["children"]), ["finish", "make"], "{v}");
+    assert_eq!(v["crowded"][0]["name"], "wait", "{v}");
+    assert_eq!(v["crowded"][0]["definitions"], 6, "{v}");
+    assert_eq!(v["crowded"][0]["sites"][0]["line"], 4, "{v}");
+    let text = repo.ok(&["callers", "drain", "--direction", "out"]);
+    assert!(
+        text.contains("+6 name-only matches not followed: wait (6 definitions) at src/lib.rs:4"),
+        "{text}"
+    );
+    assert_eq!(text.lines().count(), 4, "{text}");
+
+    let text = repo.ok(&["show", "drain", "--callgraph"]);
+    assert!(text.contains("+6 name-only matches not followed"), "{text}");
+    assert!(!text.contains("Timer::wait"), "{text}");
+
+    // Who calls Pool::wait: no name-only caller, but the crowded site is said.
+    let out = repo.run(&["callers", "Pool::wait"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "no caller: {text}");
+    assert!(text.contains("(none found)"), "{text}");
+    assert!(
+        text.contains("+1 call sites that may call it by name, among others: wait (6 definitions) at src/lib.rs:4"),
+        "{text}"
+    );
+}

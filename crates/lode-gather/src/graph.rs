@@ -74,11 +74,11 @@ pub fn neighbours(resolver: &Resolver, sym: &SymbolRow) -> Result<Vec<Neighbour>
                 resolution,
             });
     };
-    let (edges, _external) = resolver.callees(sym)?;
-    for e in edges {
+    // Crowded name matches are never walked: they would lead anywhere.
+    for e in resolver.callees(sym)?.edges {
         add(e.target, Relation::Callee, e.resolution);
     }
-    for e in resolver.callers(sym)? {
+    for e in resolver.callers(sym)?.edges {
         let Some(id) = e.site.caller else { continue };
         if let Some(caller) = resolver.symbol(id)? {
             add(caller, Relation::Caller, e.resolution);

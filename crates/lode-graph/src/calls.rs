@@ -6,7 +6,7 @@ use lode_core::Result;
 use lode_index::{CallRow, SymbolRow};
 use serde::Serialize;
 
-use crate::resolve::{Binding, Resolution, Resolver};
+use crate::resolve::{Binding, Resolution, Resolver, family};
 
 /// One call site bound to a definition.
 #[derive(Clone, Debug, Serialize)]
@@ -16,6 +16,46 @@ pub struct Edge {
     /// The definition it calls.
     pub target: SymbolRow,
     pub resolution: Resolution,
+}
+
+/// Call sites left unbound because only their name matched, and too many
+/// definitions share it ([`Binding::Crowded`]): said once, never walked.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Crowded {
+    /// The called name.
+    pub name: String,
+    /// How many definitions share it.
+    pub definitions: usize,
+    /// The call sites, in order.
+    pub sites: Vec<SiteRef>,
+}
+
+/// One symbol's calls in one direction.
+#[derive(Clone, Debug, Default)]
+pub struct Calls {
+    /// The bound edges.
+    pub edges: Vec<Edge>,
+    /// Calls out that bind to nothing local (libraries, built-ins); out only.
+    pub unbound: Vec<CallRow>,
+    /// Name-only matches too crowded to bind, by name.
+    pub crowded: Vec<Crowded>,
+}
+
+impl Calls {
+    fn crowd(&mut self, call: &CallRow, definitions: usize) {
+        let site = SiteRef {
+            path: call.path.clone(),
+            line: call.line,
+        };
+        match self.crowded.iter_mut().find(|c| c.name == call.callee) {
+            Some(c) => c.sites.push(site),
+            None => self.crowded.push(Crowded {
+                name: call.callee.clone(),
+                definitions,
+                sites: vec![site],
+            }),
+        }
+    }
 }
 
 /// Which way a tree grows.
@@ -66,6 +106,9 @@ pub struct CallTree {
     /// Calls out of the root that bind to nothing in the repository
     /// (libraries, built-ins), by name; direction out only.
     pub external: Vec<String>,
+    /// The root's call sites whose name alone matched too many definitions.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub crowded: Vec<Crowded>,
     /// Nodes were left out at [`MAX_NODES`].
     pub truncated: bool,
 }
@@ -73,6 +116,14 @@ pub struct CallTree {
 /// Edges grouped by the symbol at their other end: (path, line, id) →
 /// (that symbol, its call sites, the weakest resolution).
 type Groups = BTreeMap<(String, u32, i64), (Option<SymbolRow>, Vec<SiteRef>, Resolution)>;
+
+/// `receiver.name` or `name`: how an unbound call is listed.
+pub(crate) fn call_name(c: CallRow) -> String {
+    match c.receiver {
+        Some(r) => format!("{r}.{}", c.callee),
+        None => c.callee,
+    }
+}
 
 /// Whether an edge that landed on `target` is a call of `wanted` (a class
 /// is called through its constructors).
@@ -84,42 +135,51 @@ fn lands_on(target: &SymbolRow, wanted: &SymbolRow) -> bool {
 }
 
 impl Resolver<'_> {
-    /// Every call site that calls `target`.
-    pub fn callers(&self, target: &SymbolRow) -> Result<Vec<Edge>> {
-        let mut out = Vec::new();
+    /// Every call site that calls `target`, and those named like it that a
+    /// crowded name leaves unbound.
+    pub fn callers(&self, target: &SymbolRow) -> Result<Calls> {
+        let mut out = Calls::default();
         for call in self.index().calls_named(&target.name)? {
-            if let Binding::Targets(found, how) = self.resolve(&call)?
-                && let Some(t) = found.iter().find(|t| lands_on(t, target))
-            {
-                out.push(Edge {
-                    site: call,
-                    target: t.clone(),
-                    resolution: how,
-                });
+            match self.resolve(&call)? {
+                Binding::Targets(found, how) => {
+                    if let Some(t) = found.iter().find(|t| lands_on(t, target)) {
+                        out.edges.push(Edge {
+                            site: call,
+                            target: t.clone(),
+                            resolution: how,
+                        });
+                    }
+                }
+                // A crowded name could mean the target only within its language family.
+                Binding::Crowded(n) if family(&call.path) == family(&target.path) => {
+                    out.crowd(&call, n)
+                }
+                _ => {}
             }
         }
         Ok(out)
     }
 
-    /// Every call `caller` makes: the bound edges, and the names that bound
-    /// to nothing local.
-    pub fn callees(&self, caller: &SymbolRow) -> Result<(Vec<Edge>, Vec<CallRow>)> {
-        let (mut edges, mut other) = (Vec::new(), Vec::new());
+    /// Every call `caller` makes: the bound edges, the names that bound to
+    /// nothing local, and the crowded name matches.
+    pub fn callees(&self, caller: &SymbolRow) -> Result<Calls> {
+        let mut out = Calls::default();
         for call in self.index().calls_from(caller.id)? {
             match self.resolve(&call)? {
                 Binding::Targets(found, how) => {
                     for t in found {
-                        edges.push(Edge {
+                        out.edges.push(Edge {
                             site: call.clone(),
                             target: t,
                             resolution: how,
                         });
                     }
                 }
-                Binding::External | Binding::Unknown => other.push(call),
+                Binding::Crowded(n) => out.crowd(&call, n),
+                Binding::External | Binding::Unknown => out.unbound.push(call),
             }
         }
-        Ok((edges, other))
+        Ok(out)
     }
 
     /// The tree of callers (`In`) or callees (`Out`) of `root`, to `depth` (≤ [`MAX_DEPTH`]).
@@ -127,15 +187,16 @@ impl Resolver<'_> {
         let depth = depth.clamp(1, MAX_DEPTH);
         let mut budget = MAX_NODES;
         let mut on_path = HashSet::from([root.id]);
-        let mut external = Vec::new();
+        let mut top = Calls::default();
         let children = self.grow(
             root,
             direction,
             depth,
             &mut on_path,
             &mut budget,
-            Some(&mut external),
+            Some(&mut top),
         )?;
+        let mut external: Vec<String> = top.unbound.into_iter().map(call_name).collect();
         external.sort();
         external.dedup();
         Ok(CallTree {
@@ -144,6 +205,7 @@ impl Resolver<'_> {
             depth,
             children,
             external,
+            crowded: top.crowded,
             truncated: budget == 0,
         })
     }
@@ -155,23 +217,18 @@ impl Resolver<'_> {
         depth: usize,
         on_path: &mut HashSet<i64>,
         budget: &mut usize,
-        external: Option<&mut Vec<String>>,
+        top: Option<&mut Calls>,
     ) -> Result<Vec<CallNode>> {
         // Group the edges by the symbol at the other end.
         let mut groups: Groups = BTreeMap::new();
-        let edges = match direction {
+        let mut calls = match direction {
             Direction::In => self.callers(at)?,
-            Direction::Out => {
-                let (edges, other) = self.callees(at)?;
-                if let Some(ext) = external {
-                    ext.extend(other.into_iter().map(|c| match c.receiver {
-                        Some(r) => format!("{r}.{}", c.callee),
-                        None => c.callee,
-                    }));
-                }
-                edges
-            }
+            Direction::Out => self.callees(at)?,
         };
+        let edges = std::mem::take(&mut calls.edges);
+        if let Some(top) = top {
+            *top = calls;
+        }
         for e in edges {
             let other = match direction {
                 Direction::In => match e.site.caller {

@@ -28,7 +28,7 @@
 //! # fn run(index: &lode_index::Index) -> lode_core::Result<()> {
 //! let resolver = Resolver::new(index)?;
 //! let sym = find_symbol(index, "Config::load", None)?;
-//! for edge in resolver.callers(&sym)? {
+//! for edge in resolver.callers(&sym)?.edges {
 //!     println!("{}:{} {:?}", edge.site.path, edge.site.line, edge.resolution);
 //! }
 //! let tree = resolver.tree(&sym, Direction::Out, 2)?;
@@ -46,9 +46,11 @@ pub mod render;
 mod resolve;
 mod show;
 
-pub use calls::{CallNode, CallTree, Direction, Edge, MAX_DEPTH, MAX_NODES, SiteRef};
+pub use calls::{
+    CallNode, CallTree, Calls, Crowded, Direction, Edge, MAX_DEPTH, MAX_NODES, SiteRef,
+};
 pub use find::{candidates, find_symbol, location};
 pub use map::{DirSummary, EntryPoint, MapOptions, RepoMap, estimate_tokens, map};
 pub use rank::SymbolGraph;
-pub use resolve::{Binding, Resolution, Resolver};
+pub use resolve::{Binding, MAX_NAME_MATCHES, Resolution, Resolver};
 pub use show::{MAX_BODY_LINES, Neighbour, Shown};

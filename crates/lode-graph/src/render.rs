@@ -6,7 +6,7 @@ use std::fmt::Write;
 use lode_core::shown;
 use lode_index::SymbolRow;
 
-use crate::calls::{CallNode, CallTree, Direction};
+use crate::calls::{CallNode, CallTree, Crowded, Direction};
 use crate::names::container_type;
 use crate::resolve::Resolution;
 use crate::show::{Neighbour, Shown};
@@ -49,6 +49,7 @@ pub fn tree_text(t: &CallTree) -> String {
         let external = shown::field(&t.external.join(", ")).into_owned();
         let _ = writeln!(out, "outside the repository: {external}");
     }
+    crowded_text(&mut out, t.direction, &t.crowded);
     if t.truncated {
         let _ = writeln!(
             out,
@@ -90,6 +91,54 @@ fn node_text(out: &mut String, n: &CallNode, depth: usize) {
     for c in &n.children {
         node_text(out, c, depth + 1);
     }
+}
+
+/// The most call sites listed for one crowded name.
+const CROWDED_SITES: usize = 3;
+
+/// One line for the call sites that a crowded name left unbound:
+/// `+290 name-only matches not followed: new at src/a.rs:10`.
+fn crowded_text(out: &mut String, direction: Direction, crowded: &[Crowded]) {
+    if crowded.is_empty() {
+        return;
+    }
+    let parts: Vec<String> = crowded
+        .iter()
+        .map(|c| {
+            let mut sites: Vec<String> = c
+                .sites
+                .iter()
+                .take(CROWDED_SITES)
+                .map(|s| format!("{}:{}", s.path, s.line))
+                .collect();
+            if c.sites.len() > CROWDED_SITES {
+                sites.push(format!("+{} more", c.sites.len() - CROWDED_SITES));
+            }
+            format!(
+                "{} ({} definitions) at {}",
+                c.name,
+                c.definitions,
+                sites.join(", ")
+            )
+        })
+        .collect();
+    let line = match direction {
+        Direction::Out => {
+            let total: usize = crowded.iter().map(|c| c.definitions).sum();
+            format!(
+                "+{total} name-only matches not followed: {}",
+                parts.join("; ")
+            )
+        }
+        Direction::In => {
+            let sites: usize = crowded.iter().map(|c| c.sites.len()).sum();
+            format!(
+                "+{sites} call sites that may call it by name, among others: {}",
+                parts.join("; ")
+            )
+        }
+    };
+    let _ = writeln!(out, "{}", shown::field(&line));
 }
 
 fn neighbours_text(out: &mut String, title: &str, list: &[Neighbour]) {
@@ -152,9 +201,11 @@ pub fn shown_text(s: &Shown) -> String {
     }
     if let Some(c) = &s.callers {
         neighbours_text(&mut out, "callers", c);
+        crowded_text(&mut out, Direction::In, &s.crowded_callers);
     }
     if let Some(c) = &s.callees {
         neighbours_text(&mut out, "callees", c);
+        crowded_text(&mut out, Direction::Out, &s.crowded_callees);
     }
     if let Some(e) = &s.external
         && !e.is_empty()

@@ -4,7 +4,10 @@
 //! implicit `this`), the same file, an imported name or module, the same
 //! package, a receiver whose type the syntax shows (a type name, a
 //! parameter or field with a declared type), and, last, a repository-wide
-//! name match, which is marked ([`Resolution::Name`]). A call through an
+//! name match, which is marked ([`Resolution::Name`]) — unless more than
+//! [`MAX_NAME_MATCHES`] definitions share the name (`new`, `run`, `wait`):
+//! such a match says nothing about which is called, so it binds to none and
+//! is only counted ([`Binding::Crowded`]). A call through an
 //! import that leads outside the repository, or on a value of a type the
 //! repository does not define, is [`Binding::External`]: it never binds to a
 //! local definition that merely shares its name.
@@ -60,7 +63,13 @@ pub enum Binding {
     External,
     /// Nothing local has the name, and nothing says where it comes from.
     Unknown,
+    /// Only the name matched, and this many definitions (more than
+    /// [`MAX_NAME_MATCHES`]) share it: no edge.
+    Crowded(usize),
 }
+
+/// The most definitions a bare name match binds to.
+pub const MAX_NAME_MATCHES: usize = 4;
 
 /// Languages that call each other's definitions directly, by file extension.
 pub fn family(path: &str) -> &'static str {
@@ -627,10 +636,10 @@ fn name_only(site: &Site, sort: Sort) -> Binding {
         })
         .cloned()
         .collect();
-    if found.is_empty() {
-        Binding::Unknown
-    } else {
-        Binding::Targets(found, Resolution::Name)
+    match found.len() {
+        0 => Binding::Unknown,
+        n if n > MAX_NAME_MATCHES => Binding::Crowded(n),
+        _ => Binding::Targets(found, Resolution::Name),
     }
 }
 

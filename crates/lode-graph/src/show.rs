@@ -5,7 +5,7 @@ use lode_core::Result;
 use lode_index::SymbolRow;
 use serde::Serialize;
 
-use crate::calls::Edge;
+use crate::calls::{Crowded, Edge, call_name};
 use crate::resolve::{Resolution, Resolver};
 
 /// The most body lines `show` prints; the rest is counted.
@@ -41,6 +41,11 @@ pub struct Shown {
     /// Calls out that bind to nothing in the repository (libraries, built-ins).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub external: Option<Vec<String>>,
+    /// Call sites, in and out, whose name alone matched too many definitions.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub crowded_callers: Vec<Crowded>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub crowded_callees: Vec<Crowded>,
 }
 
 fn neighbour(s: &SymbolRow, e: &Edge) -> Neighbour {
@@ -73,9 +78,12 @@ impl Resolver<'_> {
             .map(|l| l.to_string())
             .collect();
         let (mut callers, mut callees, mut external) = (None, None, None);
+        let (mut crowded_callers, mut crowded_callees) = (Vec::new(), Vec::new());
         if graph {
             let mut ins = Vec::new();
-            for e in self.callers(sym)? {
+            let calls_in = self.callers(sym)?;
+            crowded_callers = calls_in.crowded;
+            for e in calls_in.edges {
                 match e
                     .site
                     .caller
@@ -96,16 +104,11 @@ impl Resolver<'_> {
                     }),
                 }
             }
-            let (outs, other) = self.callees(sym)?;
+            let outs = self.callees(sym)?;
             callers = Some(ins);
-            callees = Some(outs.iter().map(|e| neighbour(&e.target, e)).collect());
-            let mut names: Vec<String> = other
-                .into_iter()
-                .map(|c| match c.receiver {
-                    Some(r) => format!("{r}.{}", c.callee),
-                    None => c.callee,
-                })
-                .collect();
+            callees = Some(outs.edges.iter().map(|e| neighbour(&e.target, e)).collect());
+            crowded_callees = outs.crowded;
+            let mut names: Vec<String> = outs.unbound.into_iter().map(call_name).collect();
             names.sort();
             names.dedup();
             external = Some(names);
@@ -117,6 +120,8 @@ impl Resolver<'_> {
             callers,
             callees,
             external,
+            crowded_callers,
+            crowded_callees,
         })
     }
 }
