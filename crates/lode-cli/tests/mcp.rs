@@ -797,3 +797,33 @@ async fn hostile_names_reach_the_host_escaped() {
     }
     client.cancel().await.unwrap();
 }
+
+/// A map over the cap is trimmed inside (fewer directories and symbols), not
+/// cut whole into an empty answer.
+#[tokio::test]
+async fn a_map_over_the_cap_is_trimmed_not_emptied() {
+    let repo = Repo::empty();
+    for d in 0..40 {
+        let mut src = String::new();
+        for f in 0..6 {
+            src.push_str(&format!(
+                "def handler_{d}_{f}(x):\n    \"\"\"Handles case {f} of area {d}, with a long docstring to weigh the JSON.\"\"\"\n    return helper_{d}(x)\n\n\n"
+            ));
+        }
+        src.push_str(&format!("def helper_{d}(x):\n    return x\n"));
+        repo.write(&format!("area{d:02}/sub/mod.py"), src);
+    }
+    let client = connect(&repo, &["--max-chars", "3000"]).await;
+    let r = call(&client, "map", json!({"max_tokens": 2500})).await;
+    assert!(is_ok(&r), "{}", text(&r));
+    let t = text(&r);
+    assert!(t.chars().count() <= 3000, "{}", t.chars().count());
+    assert!(t.contains("Directories"), "{t}");
+    assert!(!t.contains("more maps"), "{t}");
+    let s = structured(&r);
+    assert!(!s["dirs"].as_array().unwrap().is_empty(), "{s}");
+    assert!(!s["central"].as_array().unwrap().is_empty(), "{s}");
+    assert!(s["omitted"].as_u64().unwrap() > 0, "{s}");
+    assert!(s.to_string().chars().count() <= 3000);
+    client.cancel().await.unwrap();
+}

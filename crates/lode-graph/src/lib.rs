@@ -50,7 +50,7 @@ pub use calls::{
     CallNode, CallTree, Calls, Crowded, Direction, Edge, MAX_DEPTH, MAX_NODES, SiteRef,
 };
 pub use find::{candidates, find_symbol, location};
-pub use map::{DirSummary, EntryPoint, MapOptions, RepoMap, estimate_tokens, map};
+pub use map::{DirSummary, EntryPoint, MapOptions, RepoMap, estimate_tokens, map, map_within};
 pub use rank::SymbolGraph;
 pub use resolve::{Binding, MAX_NAME_MATCHES, Resolution, Resolver};
 pub use show::{MAX_BODY_LINES, Neighbour, Shown};

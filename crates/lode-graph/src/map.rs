@@ -111,6 +111,56 @@ fn is_entry_file(path: &str) -> bool {
 
 /// Builds the map of `index`.
 pub fn map(index: &Index, opts: &MapOptions) -> Result<RepoMap> {
+    map_within(index, opts, |_| true)
+}
+
+/// The smallest budget [`map_within`] tries, in estimated tokens.
+const MIN_FIT_TOKENS: usize = 50;
+
+/// The map of `index` at the largest budget up to `opts.max_tokens` whose
+/// result `fits` (say, a cap on its text and its JSON): fewer directories
+/// and symbols, never an empty map. The graph is built once; only the
+/// fitting is redone, each time at four fifths of the last budget.
+pub fn map_within(
+    index: &Index,
+    opts: &MapOptions,
+    fits: impl Fn(&RepoMap) -> bool,
+) -> Result<RepoMap> {
+    let parts = parts(index)?;
+    let mut budget = opts.max_tokens;
+    loop {
+        let m = parts.fit(budget);
+        if budget <= MIN_FIT_TOKENS || fits(&m) {
+            return Ok(m);
+        }
+        budget = (budget * 4 / 5).max(MIN_FIT_TOKENS);
+    }
+}
+
+/// What a map is fitted from.
+struct Parts {
+    files: usize,
+    dirs: Vec<DirSummary>,
+    entries: Vec<EntryPoint>,
+    central: Vec<Central>,
+}
+
+impl Parts {
+    fn fit(&self, max_tokens: usize) -> RepoMap {
+        fit(
+            self.files,
+            self.dirs.clone(),
+            self.entries.clone(),
+            self.central.iter().take(MAX_CENTRAL).cloned().collect(),
+            max_tokens,
+        )
+    }
+}
+
+/// The most central symbols a map considers.
+const MAX_CENTRAL: usize = 200;
+
+fn parts(index: &Index) -> Result<Parts> {
     let paths = index.indexed_paths(&Filter::default())?;
     let symbols = index.all_symbols()?;
     let resolver = Resolver::preloaded_with(index, &symbols)?;
@@ -200,13 +250,12 @@ pub fn map(index: &Index, opts: &MapOptions) -> Result<RepoMap> {
         (a.path.split('/').count(), &a.path).cmp(&(b.path.split('/').count(), &b.path))
     });
 
-    Ok(fit(
-        paths.len(),
-        dir_list,
-        entry_points,
+    Ok(Parts {
+        files: paths.len(),
+        dirs: dir_list,
+        entries: entry_points,
         central,
-        opts.max_tokens,
-    ))
+    })
 }
 
 fn qualified(s: &SymbolRow) -> String {
@@ -292,7 +341,7 @@ fn fit(
     if !central.is_empty() {
         b.push("Central symbols (resolved callers):".into(), max_tokens);
     }
-    for c in central.into_iter().take(200) {
+    for c in central.into_iter().take(MAX_CENTRAL) {
         let line = format!(
             "  {}:{}  {} {}  ({})",
             c.symbol.path,

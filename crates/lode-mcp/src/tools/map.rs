@@ -33,11 +33,21 @@ fn run(call: Call) -> Result<Answer, ToolError> {
     // ≤ 2,500 tokens ≈ 10,000 characters: the map fits the default cap whole.
     let max_tokens = a.int("max_tokens", 100, 2500)?.unwrap_or(1000) as usize;
     let target = call.repos.resolve(a.string("path")?.as_deref())?;
+    // Trimmed inside to the cap, text and JSON each, leaving room for the
+    // envelope, notes and a tail: fewer directories and symbols, never none.
+    let room = call.max_chars.saturating_sub(RESERVED_CHARS);
+    let fits = |m: &RepoMap| {
+        m.text.chars().count() <= room
+            && serde_json::to_string(m).map_or(0, |j| j.chars().count()) <= room
+    };
     let (map, notes) = call.repos.query(target.repo, |index| {
-        lode_graph::map(index, &MapOptions { max_tokens })
+        lode_graph::map_within(index, &MapOptions { max_tokens }, fits)
     })?;
     Ok(capped(&Whole { map: Some(map) }, &notes, call.max_chars))
 }
+
+/// What the envelope, the notes and a tail may take beside the map.
+const RESERVED_CHARS: usize = 600;
 
 /// The map is already fitted to its budget: one item, whole or not at all.
 struct Whole {
