@@ -13,10 +13,12 @@ pub const HARD_CAP_BYTES: u32 = 4000;
 /// Symbols smaller than this may share a chunk with their small neighbours.
 const MERGE_BELOW_BYTES: u32 = 200;
 
-/// Where a symbol's chunk starts when comments or attributes lead it.
+/// Where a symbol's chunk starts when comments or attributes lead it, and
+/// where it ends when a wrapper's closing follows it.
 #[derive(Clone, Copy, Debug)]
 pub struct SymbolRange {
     pub leading_start: u32,
+    pub trailing_end: u32,
 }
 
 struct Node {
@@ -135,10 +137,11 @@ fn build_tree(lines: &LineIndex, symbols: &[Symbol], ranges: &[SymbolRange]) -> 
     let mut roots = Vec::new();
     for (i, s) in symbols.iter().enumerate() {
         let first = lines.line0(ranges[i].leading_start.min(s.span.start_byte));
+        let trailing = lines.span(s.span.start_byte, ranges[i].trailing_end);
         let node = Node {
             sym: i as u32,
             first,
-            last: s.span.end_line - 1,
+            last: s.span.end_line.max(trailing.end_line) - 1,
             children: Vec::new(),
         };
         insert(&mut roots, node, symbols);

@@ -17,6 +17,7 @@
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 use std::ops::Range;
+use std::time::Instant;
 
 use lode_core::{CallSite, FileExtract, Import, Language, Symbol, SymbolKind};
 use tree_sitter::{Node, Parser, QueryCursor, StreamingIterator, Tree};
@@ -24,6 +25,7 @@ use tree_sitter::{Node, Parser, QueryCursor, StreamingIterator, Tree};
 use crate::chunk::{self, SymbolRange};
 use crate::doc::{clean_doc, leading_comments};
 use crate::lines::LineIndex;
+use crate::macro_items::{self, MacroBody};
 use crate::registry::{self, LangQueries, PatternSet, Role};
 
 const SIGNATURE_CAP: usize = 240;
@@ -56,14 +58,24 @@ pub(crate) fn extract_code_probed<P: Probe>(
     probe: &mut P,
 ) -> Option<FileExtract> {
     let queries = registry::queries(lang)?;
-    let tree = parse(lang, queries, source)?;
+    let deadline = Instant::now() + PARSE_DEADLINE;
+    let tree = parse(lang, queries, source, &[], deadline)?;
     probe.phase_done("parse");
     let root = tree.root_node();
     let bytes = source.as_bytes();
+    let (macro_trees, mut macro_bodies) = match lang {
+        Language::Rust => parse_macro_items(queries, source, lines, root, deadline),
+        _ => (Vec::new(), Vec::new()),
+    };
+    probe.phase_done("macros");
 
-    let found = run_queries(queries, root, bytes);
+    let mut found = run_queries(queries, root, bytes);
+    for t in &macro_trees {
+        found.extend(run_queries(queries, t.root_node(), bytes));
+    }
     probe.phase_done("query");
-    let (symbols, ranges) = symbols(found.symbols, bytes, lines);
+    let (symbols, mut ranges) = symbols(found.symbols, bytes, lines);
+    attach_macro_edges(&symbols, &mut ranges, &mut macro_bodies, bytes);
     probe.phase_done("symbols");
     let calls = calls(found.calls, &found.ignored, bytes, lines, &symbols);
     probe.phase_done("calls");
@@ -82,7 +94,15 @@ pub(crate) fn extract_code_probed<P: Probe>(
     })
 }
 
-fn parse(lang: Language, queries: &LangQueries, source: &str) -> Option<Tree> {
+/// Parses `source`, or only its `ranges` when there are some (positions stay
+/// the file's), giving up at `deadline`.
+fn parse(
+    lang: Language,
+    queries: &LangQueries,
+    source: &str,
+    ranges: &[tree_sitter::Range],
+    deadline: Instant,
+) -> Option<Tree> {
     PARSERS.with(|cell| {
         let mut parsers = cell.borrow_mut();
         let parser = match parsers.entry(lang) {
@@ -93,8 +113,9 @@ fn parse(lang: Language, queries: &LangQueries, source: &str) -> Option<Tree> {
                 v.insert(p)
             }
         };
-        let started = std::time::Instant::now();
-        let mut progress = |_: &tree_sitter::ParseState| started.elapsed() > PARSE_DEADLINE;
+        // No ranges is the whole text; the parser is shared, so they are always set.
+        parser.set_included_ranges(ranges).ok()?;
+        let mut progress = |_: &tree_sitter::ParseState| Instant::now() > deadline;
         let options = tree_sitter::ParseOptions::new().progress_callback(&mut progress);
         let bytes = source.as_bytes();
         let tree = parser.parse_with_options(
@@ -107,6 +128,92 @@ fn parse(lang: Language, queries: &LangQueries, source: &str) -> Option<Tree> {
         }
         tree
     })
+}
+
+/// Nested item macros are parsed this many levels deep, so the text parsed
+/// again is at most this many times the file.
+pub(crate) const MACRO_DEPTH: u32 = 4;
+
+/// Trees of the Rust items inside macro blocks (see `macro_items`), nested
+/// blocks included, parsed where they lie in the file, and the bodies they
+/// hold; what the deadline cuts off stays unparsed.
+fn parse_macro_items(
+    queries: &LangQueries,
+    source: &str,
+    lines: &LineIndex,
+    root: Node,
+    deadline: Instant,
+) -> (Vec<Tree>, Vec<MacroBody>) {
+    let bytes = source.as_bytes();
+    let mut pending: Vec<(MacroBody, u32)> = macro_items::item_bodies(root, bytes)
+        .into_iter()
+        .map(|b| (b, 1))
+        .collect();
+    let (mut trees, mut bodies) = (Vec::new(), Vec::new());
+    while let Some((body, depth)) = pending.pop() {
+        let range = ts_range(lines, body.body.clone());
+        let Some(tree) = parse(Language::Rust, queries, source, &[range], deadline) else {
+            break;
+        };
+        if depth < MACRO_DEPTH {
+            let nested = macro_items::item_bodies(tree.root_node(), bytes);
+            pending.extend(nested.into_iter().map(|b| (b, depth + 1)));
+        }
+        trees.push(tree);
+        bodies.push(body);
+    }
+    (trees, bodies)
+}
+
+/// The first item of a macro body takes the body's opening (`cfg_rt! {`)
+/// into its chunk and the last item its closing `}`, as a wrapper joins its
+/// definition's chunk, rather than leave them chunks of their own.
+fn attach_macro_edges(
+    symbols: &[Symbol],
+    ranges: &mut [SymbolRange],
+    bodies: &mut [MacroBody],
+    bytes: &[u8],
+) {
+    let blank = |r: Range<usize>| {
+        bytes
+            .get(r)
+            .is_some_and(|gap| gap.iter().all(u8::is_ascii_whitespace))
+    };
+    // Inner bodies first, so that a nested opening or closing passes outwards.
+    bodies.sort_by_key(|b| std::cmp::Reverse(b.body.start));
+    for b in bodies.iter() {
+        let inside = |s: &Symbol| {
+            b.body.start <= s.span.start_byte as usize && s.span.end_byte as usize <= b.body.end
+        };
+        let from = symbols.partition_point(|s| (s.span.start_byte as usize) < b.body.start);
+        let to = from + symbols[from..].iter().take_while(|s| inside(s)).count();
+        if from == to {
+            continue;
+        }
+        if blank(b.body.start..ranges[from].leading_start as usize) {
+            ranges[from].leading_start = b.head as u32;
+        }
+        // The outermost of the items that end last.
+        let last = (from..to)
+            .max_by_key(|&i| (symbols[i].span.end_byte, std::cmp::Reverse(i)))
+            .unwrap_or(from);
+        if blank(ranges[last].trailing_end as usize..b.body.end) {
+            ranges[last].trailing_end = b.body.end as u32 + 1;
+        }
+    }
+}
+
+fn ts_range(lines: &LineIndex, bytes: Range<usize>) -> tree_sitter::Range {
+    let point = |b: usize| {
+        let row = lines.line0(b as u32);
+        tree_sitter::Point::new(row as usize, b - lines.start(row) as usize)
+    };
+    tree_sitter::Range {
+        start_byte: bytes.start,
+        end_byte: bytes.end,
+        start_point: point(bytes.start),
+        end_point: point(bytes.end),
+    }
 }
 
 fn text_of<'a>(node: Node, bytes: &'a [u8]) -> &'a str {
@@ -167,6 +274,16 @@ struct Found<'t> {
     /// `@ignore` captures: calls inside them are dropped.
     ignored: Vec<Range<usize>>,
     imports: Vec<RawImport<'t>>,
+}
+
+impl<'t> Found<'t> {
+    /// Adds the matches of another tree of the same file.
+    fn extend(&mut self, other: Found<'t>) {
+        self.symbols.extend(other.symbols);
+        self.calls.extend(other.calls);
+        self.ignored.extend(other.ignored);
+        self.imports.extend(other.imports);
+    }
 }
 
 /// Whether `collapse_ws` would give an empty string for a node's text.
@@ -380,6 +497,7 @@ fn symbols(
         });
         ranges.push(SymbolRange {
             leading_start: leading_start.min(start),
+            trailing_end: end,
         });
         stack.push(symbols.len() - 1);
     }
@@ -521,7 +639,7 @@ mod tests {
     /// The 1-based line where a symbol's chunk may start, and its doc.
     fn leading(lang: Language, src: &str, name: &str) -> (u32, Option<String>) {
         let q = registry::queries(lang).unwrap();
-        let tree = parse(lang, q, src).unwrap();
+        let tree = parse(lang, q, src, &[], Instant::now() + PARSE_DEADLINE).unwrap();
         let lines = LineIndex::new(src);
         let found = run_queries(q, tree.root_node(), src.as_bytes());
         let (symbols, ranges) = symbols(found.symbols, src.as_bytes(), &lines);

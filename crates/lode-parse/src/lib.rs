@@ -6,7 +6,8 @@
 //!   container, signature and doc; call sites; imports; and the chunks that
 //!   search returns. Code languages run the queries in `queries/<lang>/`
 //!   (`symbols.scm`, `calls.scm`, `imports.scm`); Markdown is cut into
-//!   sections by heading; everything else into windows of lines.
+//!   sections by heading; everything else into windows of lines. Rust
+//!   macro blocks that hold items are parsed again as Rust, in place.
 //!
 //! This crate never touches the filesystem.
 //!
@@ -25,6 +26,7 @@ mod chunk;
 mod doc;
 mod extract;
 mod lines;
+mod macro_items;
 mod registry;
 mod text;
 
@@ -36,7 +38,7 @@ use lode_core::{ChunkKind, FileExtract, Language};
 
 /// Version of the extraction and chunking rules; part of the index fingerprint.
 /// Bump it whenever a query, the chunker or the text splitter changes output.
-pub const EXTRACT_VERSION: u32 = 3;
+pub const EXTRACT_VERSION: u32 = 4;
 
 /// Extracts symbols, calls, imports and chunks from a file's text.
 ///
