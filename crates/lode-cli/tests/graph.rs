@@ -290,3 +290,22 @@ fn a_name_many_definitions_share_is_one_summary_line_not_an_edge_each() {
         "{text}"
     );
 }
+
+#[test]
+fn show_at_a_line_no_symbol_encloses_gives_the_lines_around_it() {
+    let repo = project();
+    let v = repo.json(&["show", "app/run.py:22"]);
+    assert_eq!(v["symbol"]["kind"], "lines", "{v}");
+    assert_eq!(v["symbol"]["start_line"], 12, "{v}");
+    assert_eq!(v["symbol"]["end_line"], 22, "{v}");
+    assert_eq!(v["lines"].as_array().unwrap().last().unwrap(), "helper(3)");
+    let text = repo.ok(&["show", "app/run.py:22"]);
+    assert!(
+        text.starts_with("lines app/run.py:22  app/run.py:12-22\n"),
+        "{text}"
+    );
+    // Past the end, or in a file not indexed: not found, as before.
+    assert_eq!(repo.run(&["show", "app/run.py:99"]).status.code(), Some(2));
+    repo.write("notes.bin", [0u8, 1, 2]);
+    assert_eq!(repo.run(&["show", "notes.bin:1"]).status.code(), Some(2));
+}

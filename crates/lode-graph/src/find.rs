@@ -32,7 +32,11 @@ pub fn candidates(index: &Index, query: &str, path: Option<&str>) -> Result<Vec<
         && let Ok(line) = line.parse::<u32>()
         && !file.ends_with(':')
     {
-        return Ok(index.symbol_at(file, line)?.into_iter().collect());
+        let at = match index.symbol_at(file, line)? {
+            Some(sym) => Some(sym),
+            None => lines_around(index, file, line)?,
+        };
+        return Ok(at.into_iter().collect());
     }
     let parts = segments(query);
     let Some((&name, qualifier)) = parts.split_last() else {
@@ -80,6 +84,35 @@ pub fn candidates(index: &Index, query: &str, path: Option<&str>) -> Result<Vec<
     // prototype) rank after definitions.
     found.sort_by_key(|s| (s.end_line == s.start_line && s.kind == "method", s.id));
     Ok(found)
+}
+
+/// Lines shown either side of a `path:LINE` that no symbol encloses.
+pub const LINES_AROUND: u32 = 10;
+
+/// Where no symbol encloses `path:LINE` of an indexed file (top-level code,
+/// a macro body), the lines around it, as a row of kind `lines`.
+fn lines_around(index: &Index, path: &str, line: u32) -> Result<Option<SymbolRow>> {
+    if index.file(path)?.is_none() {
+        return Ok(None);
+    }
+    let count = index
+        .file_text(path)
+        .map_or(0, |t| t.lines().count() as u32);
+    if line == 0 || line > count {
+        return Ok(None);
+    }
+    Ok(Some(SymbolRow {
+        id: 0,
+        parent: None,
+        path: path.to_string(),
+        name: format!("{path}:{line}"),
+        kind: "lines".into(),
+        container: None,
+        start_line: line.saturating_sub(LINES_AROUND).max(1),
+        end_line: (line + LINES_AROUND).min(count),
+        signature: String::new(),
+        doc: None,
+    }))
 }
 
 /// The one symbol `query` names, or an error listing the candidates.
