@@ -388,6 +388,8 @@ struct Raw {
     child: Child,
     stdin: Option<ChildStdin>,
     lines: mpsc::Receiver<String>,
+    /// Replies read while waiting for another id: replies come in any order.
+    held: Vec<Value>,
 }
 
 impl Raw {
@@ -413,6 +415,7 @@ impl Raw {
             stdin: child.stdin.take(),
             child,
             lines,
+            held: Vec::new(),
         };
         raw.send(r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}"#);
         raw.reply(0);
@@ -427,8 +430,11 @@ impl Raw {
         stdin.flush().unwrap();
     }
 
-    /// The reply with this id (others are skipped), within 30 s.
+    /// The reply with this id (others are held for later), within 30 s.
     fn reply(&mut self, id: u64) -> Value {
+        if let Some(i) = self.held.iter().position(|v| v["id"] == id) {
+            return self.held.remove(i);
+        }
         let deadline = Instant::now() + Duration::from_secs(30);
         loop {
             let left = deadline.saturating_duration_since(Instant::now());
@@ -437,6 +443,7 @@ impl Raw {
             if v["id"] == id {
                 return v;
             }
+            self.held.push(v);
         }
     }
 
@@ -480,11 +487,11 @@ fn survives_malformed_json_rpc() {
     ] {
         raw.send(junk);
     }
-    // Well-formed JSON-RPC with the wrong shapes: an error reply, or none.
+    // Well-formed JSON-RPC with the wrong shapes: an error reply each.
     raw.send(r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":"oops"}"#);
     raw.send(r#"{"jsonrpc":"2.0","id":3,"method":"no/such/method"}"#);
     raw.send(r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"search","arguments":"not an object"}}"#);
-    for id in [3, 4] {
+    for id in [2, 3, 4] {
         let r = raw.reply(id);
         assert!(r["error"]["code"].as_i64().unwrap() < 0, "{r}");
     }
@@ -497,6 +504,97 @@ fn survives_malformed_json_rpc() {
     let (status, stderr) = raw.finish();
     assert!(status.success(), "{status:?}: {stderr}");
     assert!(!stderr.contains("panicked"), "{stderr}");
+}
+
+/// Every malformed line whose id can be read gets its JSON-RPC error, and
+/// those whose id cannot get one with a null id; the session goes on.
+#[test]
+fn malformed_json_rpc_gets_an_error_reply() {
+    let repo = Repo::fixture("shop");
+    let mut child = repo
+        .command(&["mcp"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut exchange = |line: &str| -> Value {
+        writeln!(stdin, "{line}").unwrap();
+        stdin.flush().unwrap();
+        let mut reply = String::new();
+        stdout.read_line(&mut reply).unwrap();
+        serde_json::from_str(&reply).unwrap_or_else(|e| panic!("{e}: {reply:?}"))
+    };
+    // Before initialize: a clear error, and the session still starts after.
+    let r = exchange(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#);
+    assert_eq!(r["error"]["code"], -32600, "{r}");
+    assert!(
+        r["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("initialize"),
+        "{r}"
+    );
+    let r = exchange(
+        r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}"#,
+    );
+    assert_eq!(r["id"], 0, "{r}");
+    let deep = format!("{}{}", "[".repeat(5000), "]".repeat(5000));
+    for (line, code, id) in [
+        ("this is not json", -32700, Value::Null),
+        (deep.as_str(), -32700, Value::Null),
+        (
+            "[{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}]",
+            -32600,
+            Value::Null,
+        ),
+        (
+            r#"{"jsonrpc":"1.0","id":3,"method":"ping"}"#,
+            -32600,
+            json!(3),
+        ),
+        (r#"{"jsonrpc":"2.0","id":4}"#, -32600, json!(4)),
+        (
+            r#"{"jsonrpc":"2.0","id":null,"method":"ping"}"#,
+            -32600,
+            Value::Null,
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":{"x":1},"method":"ping"}"#,
+            -32600,
+            Value::Null,
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":5,"method":"tools/list","params":[]}"#,
+            -32602,
+            json!(5),
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"search","arguments":"q"}}"#,
+            -32602,
+            json!(6),
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":7,"method":"no/such/method"}"#,
+            -32601,
+            json!(7),
+        ),
+    ] {
+        let r = exchange(line);
+        assert_eq!(r["error"]["code"], code, "{line:.60}: {r}");
+        assert_eq!(r["id"], id, "{line:.60}: {r}");
+    }
+    // A notification gets no reply: the next line is the search's.
+    let note = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+    let r = exchange(&format!("{note}\n{}", search_line(8, "Cart")));
+    assert_eq!(
+        r["result"]["structuredContent"]["hits"][0]["symbol"], "Cart",
+        "{r}"
+    );
+    drop(stdin);
+    assert!(child.wait().unwrap().success());
 }
 
 #[test]

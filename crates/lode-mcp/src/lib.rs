@@ -28,7 +28,9 @@
 //!   open index for the call (`lode_index::overlay`), never written to it.
 //! - [`Server`] is the rmcp [`ServerHandler`](rmcp::ServerHandler): it lists
 //!   the tools and runs each call on a blocking thread; [`serve_stdio`] runs
-//!   it until the client goes away.
+//!   it until the client goes away, behind the JSON-RPC [`gate`] that
+//!   answers malformed lines (parse errors, batches, bad ids, non-object
+//!   params, requests before `initialize`) with their error.
 //!
 //! Results are data: repository text is quoted (indented under its
 //! `path:start-end` line), and nothing in a result or a description is
@@ -51,6 +53,7 @@ mod answer;
 mod args;
 mod embedding;
 mod error;
+pub mod gate;
 mod open;
 mod overlay;
 mod repos;

@@ -204,18 +204,23 @@ pub fn serve_stdio(server: Server) -> std::io::Result<()> {
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
-    let outcome = rt.block_on(async move {
-        match server.serve(rmcp::transport::stdio_pipes()).await {
-            Ok(running) => running
-                .waiting()
-                .await
-                .map(|_| ())
-                .map_err(std::io::Error::other),
-            // A client that leaves before `initialize` completes is not an error.
-            Err(rmcp::service::ServerInitializeError::ConnectionClosed(_)) => Ok(()),
-            Err(e) => Err(std::io::Error::other(e.to_string())),
-        }
-    });
+    // Every line passes the JSON-RPC gate first: malformed input is answered there.
+    let outcome = rt.block_on(crate::gate::serve_gated(
+        tokio::io::stdin(),
+        tokio::io::stdout(),
+        |input, output| async move {
+            match server.serve((input, output)).await {
+                Ok(running) => running
+                    .waiting()
+                    .await
+                    .map(|_| ())
+                    .map_err(std::io::Error::other),
+                // A client that leaves before `initialize` completes is not an error.
+                Err(rmcp::service::ServerInitializeError::ConnectionClosed(_)) => Ok(()),
+                Err(e) => Err(std::io::Error::other(e.to_string())),
+            }
+        },
+    ));
     rt.shutdown_timeout(Duration::from_secs(1));
     outcome
 }

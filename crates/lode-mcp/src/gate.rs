@@ -1,0 +1,346 @@
+//! A JSON-RPC gate in front of rmcp: each line the client sends is checked
+//! before the protocol sees it, so that malformed input gets the error reply
+//! JSON-RPC owes it (-32700, -32600, -32602) instead of silence, and a
+//! request before `initialize` gets a clear error instead of ending the
+//! session.
+//!
+//! [`Gate::check`] decides one line ([`Verdict`]); [`serve_gated`] runs the
+//! gate between a reader and a writer and rmcp between the two, merging
+//! rmcp's lines and the gate's replies into whole lines on the writer.
+
+use std::io;
+
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWrite, AsyncWriteExt, BufReader};
+use tokio::sync::mpsc;
+
+/// The longest line read; the rest of a longer one is skipped and refused.
+pub const MAX_LINE_BYTES: usize = 16 << 20;
+
+/// JSON-RPC error codes.
+const PARSE_ERROR: i64 = -32700;
+const INVALID_REQUEST: i64 = -32600;
+const INVALID_PARAMS: i64 = -32602;
+
+/// What to do with one line.
+#[derive(Debug, PartialEq)]
+pub enum Verdict {
+    /// Well formed: rmcp gets it.
+    Forward,
+    /// An error reply to send back.
+    Reply(Value),
+    /// Nothing to reply to (a notification, a blank line): say why on stderr.
+    Log(String),
+    /// A blank line: nothing at all.
+    Skip,
+}
+
+/// The gate's state: whether `initialize` has been seen.
+#[derive(Debug, Default)]
+pub struct Gate {
+    initialized: bool,
+}
+
+fn error(code: i64, message: &str, id: Value) -> Verdict {
+    Verdict::Reply(json!({
+        "jsonrpc": "2.0",
+        "id": id,
+        "error": {"code": code, "message": message},
+    }))
+}
+
+impl Gate {
+    /// Decides what becomes of `line` (without its newline).
+    pub fn check(&mut self, line: &[u8]) -> Verdict {
+        if line.iter().all(u8::is_ascii_whitespace) {
+            return Verdict::Skip;
+        }
+        // serde_json refuses nesting past 128 levels: deep input is an error, not a stack overflow.
+        let msg: Value = match serde_json::from_slice(line) {
+            Ok(v) => v,
+            Err(e) => return error(PARSE_ERROR, &format!("parse error: {e}"), Value::Null),
+        };
+        let Value::Object(obj) = &msg else {
+            let why = if msg.is_array() {
+                "batches are not supported: send one message per line"
+            } else {
+                "a message must be a JSON object"
+            };
+            return error(INVALID_REQUEST, why, Value::Null);
+        };
+        let id = match obj.get("id") {
+            None => None,
+            Some(id @ (Value::String(_) | Value::Number(_))) => Some(id.clone()),
+            Some(_) => {
+                return error(
+                    INVALID_REQUEST,
+                    "id must be a string or a number",
+                    Value::Null,
+                );
+            }
+        };
+        let refuse = |code: i64, why: &str| match &id {
+            Some(id) => error(code, why, id.clone()),
+            None => Verdict::Log(format!("notification refused: {why}")),
+        };
+        if obj.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
+            return refuse(INVALID_REQUEST, "jsonrpc must be \"2.0\"");
+        }
+        let method = match obj.get("method") {
+            Some(Value::String(m)) => m.as_str(),
+            Some(_) => return refuse(INVALID_REQUEST, "method must be a string"),
+            // A response to a request of the server's (a ping).
+            None if id.is_some() && (obj.contains_key("result") || obj.contains_key("error")) => {
+                return Verdict::Forward;
+            }
+            None => return refuse(INVALID_REQUEST, "no method"),
+        };
+        match obj.get("params") {
+            None | Some(Value::Object(_)) => {}
+            Some(_) => return refuse(INVALID_PARAMS, "params must be an object"),
+        }
+        if method == "tools/call"
+            && let Some(args) = obj.get("params").and_then(|p| p.get("arguments"))
+            && !args.is_object()
+        {
+            return refuse(INVALID_PARAMS, "arguments must be an object");
+        }
+        if !self.initialized {
+            if method == "initialize" && id.is_some() {
+                self.initialized = true;
+                return Verdict::Forward;
+            }
+            return refuse(
+                INVALID_REQUEST,
+                "the session is not initialized: send initialize first",
+            );
+        }
+        Verdict::Forward
+    }
+}
+
+/// One line read with a bound: its bytes, or how long it ran when over.
+enum Line {
+    Text(Vec<u8>),
+    TooLong(usize),
+}
+
+/// The next line of `r`, at most [`MAX_LINE_BYTES`]; `None` at the end.
+async fn next_line(r: &mut (impl AsyncBufRead + Unpin)) -> io::Result<Option<Line>> {
+    let (mut buf, mut seen) = (Vec::new(), 0usize);
+    loop {
+        let avail = r.fill_buf().await?;
+        if avail.is_empty() {
+            return Ok((seen > 0).then(|| finish(buf, seen)));
+        }
+        let (take, end) = match avail.iter().position(|&b| b == b'\n') {
+            Some(i) => (i, true),
+            None => (avail.len(), false),
+        };
+        if seen + take <= MAX_LINE_BYTES {
+            buf.extend_from_slice(&avail[..take]);
+        }
+        seen += take;
+        r.consume(take + usize::from(end));
+        if end {
+            return Ok(Some(finish(buf, seen)));
+        }
+    }
+}
+
+fn finish(buf: Vec<u8>, seen: usize) -> Line {
+    if seen > MAX_LINE_BYTES {
+        Line::TooLong(seen)
+    } else {
+        Line::Text(buf)
+    }
+}
+
+/// Runs `serve` (rmcp over the given reader and writer) behind the gate:
+/// the client's lines come from `input`, every reply goes to `output` as
+/// whole lines. Returns what `serve` returns once the client has gone.
+pub async fn serve_gated<I, O, F, Fut, T>(input: I, output: O, serve: F) -> T
+where
+    I: tokio::io::AsyncRead + Unpin + Send + 'static,
+    O: AsyncWrite + Unpin + Send + 'static,
+    F: FnOnce(tokio::io::DuplexStream, tokio::io::DuplexStream) -> Fut,
+    Fut: std::future::Future<Output = T>,
+{
+    const PIPE: usize = 1 << 16;
+    let (to_rmcp, rmcp_in) = tokio::io::duplex(PIPE);
+    let (rmcp_out, from_rmcp) = tokio::io::duplex(PIPE);
+    let (lines, mut queue) = mpsc::unbounded_channel::<Vec<u8>>();
+
+    let replies = lines.clone();
+    let reader = tokio::spawn(read_client(input, to_rmcp, replies));
+    let relay = tokio::spawn(async move {
+        let mut from_rmcp = BufReader::new(from_rmcp);
+        let mut line = Vec::new();
+        while from_rmcp.read_until(b'\n', &mut line).await.unwrap_or(0) > 0 {
+            if lines.send(std::mem::take(&mut line)).is_err() {
+                break;
+            }
+        }
+    });
+    let writer = tokio::spawn(async move {
+        let mut output = output;
+        while let Some(mut line) = queue.recv().await {
+            if line.last() != Some(&b'\n') {
+                line.push(b'\n');
+            }
+            if output.write_all(&line).await.is_err() || output.flush().await.is_err() {
+                break;
+            }
+        }
+    });
+    let outcome = serve(rmcp_in, rmcp_out).await;
+    reader.abort();
+    let _ = relay.await;
+    let _ = writer.await;
+    outcome
+}
+
+/// Reads the client's lines: well-formed ones go to rmcp, the rest get
+/// their reply on `replies` or a line on stderr. Ends at the client's end,
+/// which closes rmcp's input.
+async fn read_client(
+    input: impl tokio::io::AsyncRead + Unpin,
+    mut to_rmcp: tokio::io::DuplexStream,
+    replies: mpsc::UnboundedSender<Vec<u8>>,
+) {
+    let mut input = BufReader::new(input);
+    let mut gate = Gate::default();
+    loop {
+        let verdict = match next_line(&mut input).await {
+            Ok(None) | Err(_) => break,
+            Ok(Some(Line::TooLong(n))) => error(
+                PARSE_ERROR,
+                &format!("a line of {n} bytes is over the {MAX_LINE_BYTES}-byte limit"),
+                Value::Null,
+            ),
+            Ok(Some(Line::Text(mut line))) => match gate.check(&line) {
+                Verdict::Forward => {
+                    line.push(b'\n');
+                    if to_rmcp.write_all(&line).await.is_err() {
+                        break;
+                    }
+                    continue;
+                }
+                other => other,
+            },
+        };
+        match verdict {
+            Verdict::Reply(v) => {
+                let _ = replies.send(v.to_string().into_bytes());
+            }
+            Verdict::Log(why) => eprintln!("lode: {why}"),
+            Verdict::Forward | Verdict::Skip => {}
+        }
+    }
+    let _ = to_rmcp.shutdown().await;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn code(v: &Verdict) -> (i64, Value) {
+        match v {
+            Verdict::Reply(r) => (r["error"]["code"].as_i64().unwrap(), r["id"].clone()),
+            other => panic!("not a reply: {other:?}"),
+        }
+    }
+
+    fn ready() -> Gate {
+        let mut g = Gate::default();
+        let init = br#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{}}"#;
+        assert_eq!(g.check(init), Verdict::Forward);
+        g
+    }
+
+    #[test]
+    fn each_malformed_shape_gets_its_error() {
+        let mut g = ready();
+        let deep = format!("{}{}", "[".repeat(5000), "]".repeat(5000));
+        let deep_args = format!(
+            r#"{{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{{"name":"search","arguments":{}}}}}"#,
+            "{\"a\":".repeat(5000) + "1" + &"}".repeat(5000)
+        );
+        for (line, want) in [
+            ("not json", (PARSE_ERROR, Value::Null)),
+            (deep.as_str(), (PARSE_ERROR, Value::Null)),
+            (deep_args.as_str(), (PARSE_ERROR, Value::Null)),
+            ("[1, 2]", (INVALID_REQUEST, Value::Null)),
+            ("[]", (INVALID_REQUEST, Value::Null)),
+            ("42", (INVALID_REQUEST, Value::Null)),
+            (
+                r#"{"jsonrpc":"1.0","id":1,"method":"ping"}"#,
+                (INVALID_REQUEST, json!(1)),
+            ),
+            (r#"{"id":2,"method":"ping"}"#, (INVALID_REQUEST, json!(2))),
+            (r#"{"jsonrpc":"2.0","id":3}"#, (INVALID_REQUEST, json!(3))),
+            (
+                r#"{"jsonrpc":"2.0","id":null,"method":"ping"}"#,
+                (INVALID_REQUEST, Value::Null),
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}"#,
+                (INVALID_REQUEST, Value::Null),
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":"s","method":7}"#,
+                (INVALID_REQUEST, json!("s")),
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":4,"method":"tools/list","params":[1]}"#,
+                (INVALID_PARAMS, json!(4)),
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"search","arguments":"q"}}"#,
+                (INVALID_PARAMS, json!(5)),
+            ),
+        ] {
+            assert_eq!(code(&g.check(line.as_bytes())), want, "{line:.60}");
+        }
+    }
+
+    #[test]
+    fn well_formed_lines_pass_and_notifications_are_never_answered() {
+        let mut g = ready();
+        for line in [
+            r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+            r#"{"jsonrpc":"2.0","id":"a","method":"tools/call","params":{"name":"search","arguments":{"query":"x"}}}"#,
+            r#"{"jsonrpc":"2.0","id":7,"result":{}}"#,
+            r#"{"jsonrpc":"2.0","id":8,"method":"no/such/method"}"#,
+        ] {
+            assert_eq!(g.check(line.as_bytes()), Verdict::Forward, "{line}");
+        }
+        let bad_note = br#"{"jsonrpc":"2.0","method":"notifications/x","params":[1]}"#;
+        assert!(matches!(g.check(bad_note), Verdict::Log(_)));
+        assert_eq!(g.check(b"   "), Verdict::Skip);
+    }
+
+    #[test]
+    fn requests_before_initialize_are_refused_not_fatal() {
+        let mut g = Gate::default();
+        let list = br#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#;
+        assert_eq!(code(&g.check(list)), (INVALID_REQUEST, json!(1)));
+        let note = br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+        assert!(matches!(g.check(note), Verdict::Log(_)));
+        let init = br#"{"jsonrpc":"2.0","id":2,"method":"initialize","params":{}}"#;
+        assert_eq!(g.check(init), Verdict::Forward);
+        assert_eq!(g.check(list), Verdict::Forward);
+    }
+
+    #[tokio::test]
+    async fn an_overlong_line_is_refused_and_the_next_one_read() {
+        let mut input = vec![b'x'; MAX_LINE_BYTES + 10];
+        input.extend_from_slice(b"\nnext\n");
+        let mut r = BufReader::new(&input[..]);
+        assert!(
+            matches!(next_line(&mut r).await.unwrap(), Some(Line::TooLong(n)) if n == MAX_LINE_BYTES + 10)
+        );
+        assert!(matches!(next_line(&mut r).await.unwrap(), Some(Line::Text(t)) if t == b"next"));
+        assert!(next_line(&mut r).await.unwrap().is_none());
+    }
+}
