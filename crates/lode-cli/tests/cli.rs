@@ -677,3 +677,32 @@ fn an_index_rooted_inside_a_repository_says_so() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!stderr.contains("inside the git repository"), "{stderr}");
 }
+
+/// A file the index knows, replaced by a link out of the root after the
+/// build, is never read: not by grep, show or search snippets.
+#[test]
+fn a_file_swapped_for_a_link_out_of_the_root_is_not_read() {
+    let repo = Repo::fixture("shop");
+    repo.ok(&["index"]);
+    let outside = tempfile::tempdir().unwrap();
+    let pricing = std::fs::read_to_string(repo.path("src/shop/pricing.py")).unwrap();
+    let stolen = pricing.replace("def ", "def hunter2_") + "\n# hunter2 secret\n";
+    std::fs::write(outside.path().join("secret.py"), stolen).unwrap();
+    std::fs::remove_file(repo.path("src/shop/pricing.py")).unwrap();
+    std::os::unix::fs::symlink(
+        outside.path().join("secret.py"),
+        repo.path("src/shop/pricing.py"),
+    )
+    .unwrap();
+    for args in [
+        vec!["grep", "hunter2", "--no-refresh"],
+        vec!["grep", "def", "--no-refresh"],
+        vec!["show", "apply_discount", "--no-refresh"],
+        vec!["search", "apply_discount", "--no-refresh"],
+        vec!["gather", "apply_discount", "--no-refresh"],
+    ] {
+        let out = repo.run(&args);
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(!stdout.contains("hunter2"), "{args:?}: {stdout}");
+    }
+}

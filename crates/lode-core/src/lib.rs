@@ -25,6 +25,7 @@ mod config;
 pub mod endpoint;
 mod error;
 pub mod ident;
+pub mod inside;
 mod language;
 mod record;
 pub mod shown;

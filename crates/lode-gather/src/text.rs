@@ -24,7 +24,7 @@ pub fn cap_trace(trace: &str) -> &str {
 /// file cannot be read or is shorter than the range says (it changed since
 /// the index was built).
 pub fn read_lines(root: &Path, path: &str, start: u32, end: u32) -> Option<Vec<String>> {
-    let bytes = std::fs::read(root.join(path)).ok()?;
+    let bytes = lode_core::inside::read(root, path).ok()?;
     let text = String::from_utf8_lossy(&bytes);
     let lines: Vec<String> = text
         .lines()

@@ -93,14 +93,15 @@ impl Modules {
                 .or_default()
                 .push(p.clone());
             if (p == "Cargo.toml" || p.ends_with("/Cargo.toml"))
-                && let Some(name) = std::fs::read_to_string(root.join(p))
+                && let Some(name) = lode_core::inside::read(root, p)
                     .ok()
-                    .and_then(|t| crate_name(&t))
+                    .and_then(|b| crate_name(&String::from_utf8_lossy(&b)))
             {
                 crates.insert(name.replace('-', "_"), join(dir_of(p), "src"));
             }
             if (p == "go.mod" || p.ends_with("/go.mod"))
-                && let Ok(text) = std::fs::read_to_string(root.join(p))
+                && let Ok(bytes) = lode_core::inside::read(root, p)
+                && let text = String::from_utf8_lossy(&bytes)
                 && let Some(module) = text.lines().find_map(|l| l.trim().strip_prefix("module "))
             {
                 let module = module.trim().trim_matches('"').to_string();

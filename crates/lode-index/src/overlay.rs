@@ -647,7 +647,7 @@ impl Index {
                 Entry::Deleted => None,
             };
         }
-        std::fs::read(self.location.root.join(path))
+        lode_core::inside::read(&self.location.root, path)
             .ok()
             // Valid UTF-8 (the usual case) is checked fast and kept as read.
             .map(|b| {

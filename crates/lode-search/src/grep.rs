@@ -112,7 +112,11 @@ pub fn grep(index: &Index, pattern: &str, opts: &GrepOptions) -> Result<GrepResu
         // An overlay's content stands for the file on disk.
         let result = match index.overlay_text(path) {
             Some(text) => searcher.search_slice(&matcher, text.as_bytes(), sink),
-            None => searcher.search_path(&matcher, root.join(path), sink),
+            // A file since swapped for a link out of the root is not read.
+            None => match lode_core::inside::path(root, path) {
+                Ok(real) => searcher.search_path(&matcher, real, sink),
+                Err(_) => continue,
+            },
         };
         if result.is_err() || lines.is_empty() {
             continue;

@@ -36,7 +36,7 @@ pub fn read_range_lines(
     max_lines: usize,
 ) -> Vec<String> {
     use std::io::{Read, Seek, SeekFrom};
-    let Ok(mut f) = std::fs::File::open(root.join(path)) else {
+    let Ok(mut f) = lode_core::inside::open(root, path) else {
         return Vec::new();
     };
     // Snippet lines are clipped to 200 characters, so a bounded read suffices.
