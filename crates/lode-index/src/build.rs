@@ -181,6 +181,7 @@ pub fn build_with_walk(
             loc.root.display()
         ))
     })?;
+    loc.remove_stale_dbs();
     let vectors = crate::vectors::for_build(opts.config);
     if let Some(note) = vectors.fallback_note() {
         (opts.note)(note);

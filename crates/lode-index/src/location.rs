@@ -131,6 +131,25 @@ impl IndexLocation {
         self.dir.join(format!("index-{n}.db"))
     }
 
+    /// Removes the database files a killed build left (all but the current
+    /// one and its logs). Call it under the writer lock: only a build makes
+    /// new ones.
+    pub fn remove_stale_dbs(&self) {
+        match self.current_db() {
+            Some(current) => self.remove_other_dbs(&current),
+            None => {
+                let Ok(entries) = std::fs::read_dir(&self.dir) else {
+                    return;
+                };
+                for e in entries.flatten() {
+                    if e.file_name().to_string_lossy().starts_with("index-") {
+                        let _ = std::fs::remove_file(e.path());
+                    }
+                }
+            }
+        }
+    }
+
     /// Removes database files other than `keep` (left behind by rebuilds or crashes).
     pub fn remove_other_dbs(&self, keep: &Path) {
         let keep_name = keep

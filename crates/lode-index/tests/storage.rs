@@ -290,3 +290,43 @@ fn an_update_keeps_unchanged_chunks_and_equals_a_fresh_build() {
     update();
     assert_eq!(dump(&loc), fresh(4));
 }
+
+/// Database files a killed build left behind are removed by the next build,
+/// even one that only updates the current database.
+#[test]
+fn a_killed_builds_partial_database_is_removed_by_the_next_build() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root: PathBuf = tmp.path().join("repo");
+    fs::create_dir_all(&root).unwrap();
+    fs::write(root.join("a.py"), "def a():\n    pass\n").unwrap();
+    let loc = IndexLocation::resolve(&root, Some(&tmp.path().join("cache"))).unwrap();
+    let config = Config::default();
+    build(&loc, &BuildOptions::quiet(&config)).unwrap();
+    let current = loc.current_db().unwrap();
+    // What kills during two rebuilds leave: partial databases and their logs.
+    for stale in [
+        "index-90.db",
+        "index-90.db-wal",
+        "index-91.db",
+        "index-91.db-shm",
+    ] {
+        fs::write(loc.dir.join(stale), vec![0u8; 4096]).unwrap();
+    }
+    fs::write(root.join("b.py"), "def b():\n    pass\n").unwrap();
+    build(&loc, &BuildOptions::quiet(&config)).unwrap();
+    assert_eq!(
+        loc.current_db().unwrap(),
+        current,
+        "an update, not a rebuild"
+    );
+    let mut left: Vec<String> = fs::read_dir(&loc.dir)
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with("index-"))
+        .collect();
+    left.sort();
+    let name = current.file_name().unwrap().to_string_lossy().into_owned();
+    assert!(left.iter().all(|n| n.starts_with(&name)), "{left:?}");
+    assert!(left.contains(&name), "{left:?}");
+}
