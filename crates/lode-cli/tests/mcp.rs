@@ -925,3 +925,31 @@ async fn a_map_over_the_cap_is_trimmed_not_emptied() {
     assert!(s.to_string().chars().count() <= 3000);
     client.cancel().await.unwrap();
 }
+
+/// A project config's warnings are said in the first answer, not in each.
+#[tokio::test]
+async fn project_config_warnings_are_said_once() {
+    let repo = Repo::fixture("shop");
+    repo.write(
+        ".lode.toml",
+        "[mcp]\nmax_memory_mb = 100\n[files]\nhidden = true\n",
+    );
+    let client = connect(&repo, &[]).await;
+    let notes = |r: &CallToolResult| structured(r)["notes"].to_string();
+    let first = call(&client, "search", json!({"query": "Cart"})).await;
+    assert!(
+        notes(&first).contains("ignored [mcp] in .lode.toml"),
+        "{}",
+        notes(&first)
+    );
+    assert!(
+        notes(&first).contains("ignored files.hidden"),
+        "{}",
+        notes(&first)
+    );
+    for query in ["Cart", "apply_discount"] {
+        let r = call(&client, "search", json!({"query": query})).await;
+        assert!(!notes(&r).contains(".lode.toml"), "{}", notes(&r));
+    }
+    client.cancel().await.unwrap();
+}

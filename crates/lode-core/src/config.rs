@@ -369,7 +369,17 @@ impl Config {
         }
         f.max_file_size = f.max_file_size.min(project.files.max_file_size);
         f.max_files = f.max_files.min(project.files.max_files);
-        // A project cannot switch hidden or vendored files on.
+        // A project cannot switch hidden or vendored files on; it is told so.
+        for (key, asked, granted) in [
+            ("hidden", project.files.hidden, f.hidden),
+            ("vendored", project.files.vendored, f.vendored),
+        ] {
+            if asked && !granted {
+                warnings.push(format!(
+                    "ignored files.{key} in .lode.toml: {key} files are switched on in the user config only"
+                ));
+            }
+        }
         let langs = project.index.languages;
         if !langs.is_empty() {
             self.index.languages = if self.index.languages.is_empty() {
@@ -456,7 +466,13 @@ mod tests {
             Path::new("p"),
         )
         .unwrap();
-        assert!(user.narrow_with(project).is_empty());
+        let warnings = user.narrow_with(project);
+        assert_eq!(
+            warnings,
+            [
+                "ignored files.hidden in .lode.toml: hidden files are switched on in the user config only"
+            ]
+        );
         assert_eq!(user.files.exclude, ["a", "b"]);
         assert_eq!(user.files.max_file_size, 100);
         assert!(
@@ -464,6 +480,11 @@ mod tests {
             "a project cannot switch hidden files on"
         );
         assert_eq!(user.index.languages, ["rust"]);
+        let vendored = Config::from_toml("[files]\nvendored = true\n", Path::new("p")).unwrap();
+        let warnings = user.narrow_with(vendored);
+        assert!(!user.files.vendored);
+        assert_eq!(warnings.len(), 1, "{warnings:?}");
+        assert!(warnings[0].starts_with("ignored files.vendored in .lode.toml"));
     }
 
     /// A project's `[embed]` key `key = value` is ignored with one warning naming it.

@@ -46,6 +46,9 @@ pub struct Repo {
     /// The embedding phase running on its own thread, if any: a call never
     /// waits for it, and answers from the chunks embedded so far.
     embedding: Arc<Background>,
+    /// The project config's warnings already said: each is said once per
+    /// connection (this process serves one client), not in every answer.
+    said: Mutex<std::collections::HashSet<String>>,
 }
 
 /// Where a call points: a repository and a path inside it.
@@ -73,6 +76,7 @@ impl Repos {
                     checks: AtomicU64::new(0),
                     checks_by_writes: AtomicU64::new(0),
                     embedding: Arc::new(Background::default()),
+                    said: Mutex::default(),
                 });
             }
         }
@@ -182,8 +186,10 @@ impl Repos {
         // event during the check leaves the next call unsure.
         let generation = repo.watch_generation();
         let answer = (|| {
-            let (config, warnings) = self.config.for_root(&repo.location.root)?;
-            let mut warnings = warnings;
+            let (config, mut warnings) = self.config.for_root(&repo.location.root)?;
+            let mut said = repo.said.lock().unwrap_or_else(|e| e.into_inner());
+            warnings.retain(|w| said.insert(w.clone()));
+            drop(said);
             // What the embedding thread had to say since the last call.
             warnings.extend(repo.embedding.take_notes());
             let notes = RefCell::new(warnings);
