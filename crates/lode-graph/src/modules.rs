@@ -5,6 +5,7 @@
 //! library or a package): a call through it never binds to a local
 //! definition of the same name.
 
+use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
@@ -26,6 +27,13 @@ pub struct Modules {
     go_modules: Vec<(String, String)>,
     /// Rust crates by name (`-` as `_`) → their `src` directory.
     crates: HashMap<String, String>,
+    /// File name → the paths with it, in index order (C includes).
+    by_name: HashMap<String, Vec<String>>,
+    /// Stem → the C and C++ source files with it.
+    c_sources: HashMap<String, Vec<String>>,
+    /// Answers already given: every call of a file asks about the same
+    /// imports, and an include can be looked for across the whole tree.
+    memo: RefCell<HashMap<(String, String, String), ModuleTarget>>,
 }
 
 const JS_EXTS: [&str; 8] = [".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs", ".mts", ".cts"];
@@ -88,7 +96,17 @@ impl Modules {
         let mut dirs: HashMap<String, Vec<String>> = HashMap::new();
         let mut go_modules = Vec::new();
         let mut crates = HashMap::new();
+        let mut by_name: HashMap<String, Vec<String>> = HashMap::new();
+        let mut c_sources: HashMap<String, Vec<String>> = HashMap::new();
         for p in &paths {
+            let name = &p[p.rfind('/').map_or(0, |i| i + 1)..];
+            by_name.entry(name.to_string()).or_default().push(p.clone());
+            if C_SOURCES.iter().any(|e| p.ends_with(e)) {
+                c_sources
+                    .entry(stem(p).to_string())
+                    .or_default()
+                    .push(p.clone());
+            }
             dirs.entry(dir_of(p).to_string())
                 .or_default()
                 .push(p.clone());
@@ -113,6 +131,9 @@ impl Modules {
             dirs,
             go_modules,
             crates,
+            by_name,
+            c_sources,
+            memo: RefCell::default(),
         }
     }
 
@@ -140,6 +161,16 @@ impl Modules {
 
     /// The files `source`, imported from `from` (a file of language `lang`), names.
     pub fn resolve(&self, from: &str, lang: &str, source: &str) -> ModuleTarget {
+        let key = (from.to_string(), lang.to_string(), source.to_string());
+        if let Some(known) = self.memo.borrow().get(&key) {
+            return known.clone();
+        }
+        let target = self.resolve_uncached(from, lang, source);
+        self.memo.borrow_mut().insert(key, target.clone());
+        target
+    }
+
+    fn resolve_uncached(&self, from: &str, lang: &str, source: &str) -> ModuleTarget {
         let files = match lang {
             "python" => self.python(from, source),
             "javascript" | "typescript" | "tsx" => self.javascript(from, source),
@@ -356,9 +387,12 @@ impl Modules {
         let header = normalize(&join(dir_of(from), source))
             .filter(|p| self.paths.contains(p))
             .or_else(|| {
-                self.paths
+                let name = &source[source.rfind('/').map_or(0, |i| i + 1)..];
+                let suffix = format!("/{source}");
+                self.by_name
+                    .get(name)?
                     .iter()
-                    .filter(|p| *p == source || p.ends_with(&format!("/{source}")))
+                    .filter(|p| *p == source || p.ends_with(&suffix))
                     .min_by_key(|p| p.len())
                     .cloned()
             });
@@ -370,13 +404,11 @@ impl Modules {
         let wanted = stem(&header);
         let near = dir_of(dir_of(&header));
         let mut files: Vec<String> = self
-            .paths
-            .iter()
-            .filter(|p| {
-                stem(p) == wanted
-                    && C_SOURCES.iter().any(|e| p.ends_with(e))
-                    && (near.is_empty() || p.starts_with(near))
-            })
+            .c_sources
+            .get(wanted)
+            .into_iter()
+            .flatten()
+            .filter(|p| near.is_empty() || p.starts_with(near))
             .cloned()
             .collect();
         files.sort();
