@@ -309,3 +309,45 @@ fn show_at_a_line_no_symbol_encloses_gives_the_lines_around_it() {
     repo.write("notes.bin", [0u8, 1, 2]);
     assert_eq!(repo.run(&["show", "notes.bin:1"]).status.code(), Some(2));
 }
+
+/// The graph files in the index directory.
+fn graph_files(repo: &Repo) -> Vec<std::path::PathBuf> {
+    std::fs::read_dir(repo.index_dir())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| {
+            p.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with("graph-")
+        })
+        .collect()
+}
+
+/// The whole graph is kept for the index's state: the next process reads
+/// it, a damaged one is built again, and an edit makes a new one.
+#[test]
+fn the_whole_graph_is_kept_per_index_state() {
+    let repo = project();
+    let first = repo.ok(&["map"]);
+    let files = graph_files(&repo);
+    assert_eq!(files.len(), 1, "{files:?}");
+    // Read back: the same map.
+    assert_eq!(repo.ok(&["map"]), first);
+    // Damaged: not trusted, built again, the same map.
+    let mut bytes = std::fs::read(&files[0]).unwrap();
+    let mid = bytes.len() / 2;
+    bytes[mid] ^= 0xff;
+    std::fs::write(&files[0], bytes).unwrap();
+    assert_eq!(repo.ok(&["map"]), first);
+    // A new state: a new file, the old one gone, and the map sees the edit.
+    repo.write(
+        "app/more.py",
+        "from app.util import load\n\n\ndef a():\n    return load()\n\n\ndef b():\n    return load() + load()\n\n\ndef c():\n    return load()\n",
+    );
+    let after = repo.ok(&["map"]);
+    assert_ne!(after, first);
+    let now = graph_files(&repo);
+    assert_eq!(now.len(), 1, "{now:?}");
+    assert_ne!(now, files);
+}

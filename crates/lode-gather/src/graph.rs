@@ -200,8 +200,9 @@ impl GraphCache {
         if let Some(g) = self.with_state(key, |s| s.graph.clone()) {
             return Ok(g);
         }
-        let resolver = Resolver::preloaded(index)?;
-        let graph = Arc::new(SymbolGraph::build(&resolver)?);
+        let graph = Arc::new(SymbolGraph::stored_or_build(index, || {
+            SymbolGraph::build(&Resolver::preloaded(index)?)
+        })?);
         self.with_state(key, |s| s.graph = Some(graph.clone()));
         Ok(graph)
     }

@@ -45,6 +45,7 @@ mod rank;
 pub mod render;
 mod resolve;
 mod show;
+mod stored;
 
 pub use calls::{
     CallNode, CallTree, Calls, Crowded, Direction, Edge, MAX_DEPTH, MAX_NODES, SiteRef,

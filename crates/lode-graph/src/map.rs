@@ -163,8 +163,9 @@ const MAX_CENTRAL: usize = 200;
 fn parts(index: &Index) -> Result<Parts> {
     let paths = index.indexed_paths(&Filter::default())?;
     let symbols = index.all_symbols()?;
-    let resolver = Resolver::preloaded_with(index, &symbols)?;
-    let graph = SymbolGraph::build(&resolver)?;
+    let graph = SymbolGraph::stored_or_build(index, || {
+        SymbolGraph::build(&Resolver::preloaded_with(index, &symbols)?)
+    })?;
     let ranks = graph.pagerank(None);
 
     let mut central: Vec<Central> = symbols

@@ -7,6 +7,9 @@ use lode_core::Result;
 
 use crate::resolve::{Binding, Resolution, Resolver};
 
+/// Each node's weighted edges: (other node, weight).
+pub(crate) type Adjacency = Vec<Vec<(usize, f64)>>;
+
 /// The whole call graph of an index, symbols as dense node numbers.
 pub struct SymbolGraph {
     /// Symbol id of each node.
@@ -55,14 +58,38 @@ impl SymbolGraph {
                 }
                 let to = g.node(t.id);
                 g.out[from].push((to, w));
-                g.inc[to].push((from, w));
                 if how != Resolution::Name {
                     g.certain_in[to] += 1;
                 }
                 g.edges += 1;
             }
         }
+        g.inc = incoming(&g.out);
         Ok(g)
+    }
+
+    /// Ids, certain in-degrees and out-edges: what [`SymbolGraph::from_parts`] takes.
+    pub(crate) fn parts(&self) -> (&[i64], &[usize], &Adjacency) {
+        (&self.ids, &self.certain_in, &self.out)
+    }
+
+    /// A graph from its parts (as stored); the in-edges are derived in the
+    /// order [`SymbolGraph::build`] derives them, so both rank alike.
+    pub(crate) fn from_parts(
+        ids: Vec<i64>,
+        certain_in: Vec<usize>,
+        out: Adjacency,
+        edges: usize,
+    ) -> SymbolGraph {
+        let node_of = ids.iter().enumerate().map(|(i, &id)| (id, i)).collect();
+        SymbolGraph {
+            inc: incoming(&out),
+            ids,
+            node_of,
+            out,
+            certain_in,
+            edges,
+        }
     }
 
     fn node(&mut self, id: i64) -> usize {
@@ -73,7 +100,6 @@ impl SymbolGraph {
         self.ids.push(id);
         self.node_of.insert(id, n);
         self.out.push(Vec::new());
-        self.inc.push(Vec::new());
         self.certain_in.push(0);
         n
     }
@@ -139,4 +165,15 @@ impl SymbolGraph {
     pub fn in_degree(&self, id: i64) -> usize {
         self.node_of(id).map(|i| self.certain_in[i]).unwrap_or(0)
     }
+}
+
+/// The in-edges of `out`, each list in caller order.
+fn incoming(out: &Adjacency) -> Adjacency {
+    let mut inc = vec![Vec::new(); out.len()];
+    for (from, edges) in out.iter().enumerate() {
+        for &(to, w) in edges {
+            inc[to].push((from, w));
+        }
+    }
+    inc
 }
