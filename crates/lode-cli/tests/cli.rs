@@ -706,3 +706,40 @@ fn a_file_swapped_for_a_link_out_of_the_root_is_not_read() {
         assert!(!stdout.contains("hunter2"), "{args:?}: {stdout}");
     }
 }
+
+/// A reproduction's entry call (`render(...)` in a code block) is not where
+/// the fault is: the chunk the prose points at comes first in its file.
+#[test]
+fn a_name_only_the_reproduction_calls_does_not_pick_the_chunk() {
+    let repo = Repo::empty();
+    // A class over the chunk target, so that each method is a chunk.
+    let mut printer = String::from(
+        "def render(expr, style=None):\n    \"\"\"Render an expression as text: the text of an element of a matrix, say.\"\"\"\n    return Printer(style).doprint(expr)\n\n\nclass Printer:\n    def doprint(self, expr):\n        return getattr(self, '_print_' + type(expr).__name__)(expr)\n\n    def _print_MatrixElement(self, expr):\n        \"\"\"The parent's name, then the row and the column.\"\"\"\n        parent = self.doprint(expr.parent)\n        row, column = str(expr.i), str(expr.j)\n        return parent + '_' + row + column\n",
+    );
+    for kind in [
+        "Symbol", "Integer", "Rational", "Float", "Add", "Mul", "Pow", "Function",
+    ] {
+        printer.push_str(&format!(
+            "\n    def _print_{kind}(self, expr):\n        \"\"\"The {kind} as text, its arguments printed in turn.\"\"\"\n        args = [self.doprint(a) for a in expr.args]\n        return '{kind}(' + ', '.join(args) + ')'\n"
+        ));
+    }
+    repo.write("pkg/printer.py", printer);
+    repo.write(
+        "pkg/matrix.py",
+        "class MatrixElement:\n    def __init__(self, parent, i, j):\n        self.parent, self.i, self.j = parent, i, j\n",
+    );
+    let task = "Text of a MatrixElement loses the separator between its indices\n\n\
+        The indices of an element of a matrix are printed run together, so the text\n\
+        cannot be read back and two different elements print the same.\n\n\
+        ```python\n>>> render(m[1, 12])\n'm_112'\n>>> render(m[11, 2])\n'm_112'\n```\n";
+    let v = repo.json(&["search", task]);
+    assert_eq!(v["mode"], "task", "{v}");
+    let in_printer: Vec<&str> = v["hits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|h| h["path"] == "pkg/printer.py")
+        .map(|h| h["symbol"].as_str().unwrap_or("-"))
+        .collect();
+    assert_eq!(in_printer.first(), Some(&"_print_MatrixElement"), "{v}");
+}

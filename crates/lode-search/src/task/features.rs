@@ -262,8 +262,11 @@ pub struct Candidate {
     pub features: FileFeatures,
     /// Lines the task points at in it: trace frames, quoted code and messages.
     pub frame_lines: Vec<u32>,
-    /// Names of the task it defines.
+    /// Names the task's prose or trace names that it defines.
     pub defined: Vec<String>,
+    /// Names only the task's code blocks hold that it defines (often the
+    /// entry point a reproduction calls, not where the fault is).
+    pub defined_in_code: Vec<String>,
 }
 
 /// Reads the index for the task's evidence about every candidate file.
@@ -287,6 +290,7 @@ pub fn gather(
                     features: FileFeatures::default(),
                     frame_lines: Vec::new(),
                     defined: Vec::new(),
+                    defined_in_code: Vec::new(),
                 },
             );
         }
@@ -427,7 +431,10 @@ pub fn gather(
                 candidate(&mut files, path, &lang);
                 let c = files.get_mut(path).expect("added");
                 c.features.0[feature as usize] += share;
-                c.defined.push(name.to_string());
+                match feature {
+                    Feature::Defines => c.defined.push(name.to_string()),
+                    _ => c.defined_in_code.push(name.to_string()),
+                }
             }
         }
     }
@@ -525,6 +532,7 @@ fn mark_imported(index: &Index, files: &mut Vec<Candidate>, paths: &PathIndex) -
                     features: FileFeatures::default(),
                     frame_lines: Vec::new(),
                     defined: Vec::new(),
+                    defined_in_code: Vec::new(),
                 };
                 c.features.set(Feature::Size, index.file_size_share(path)?);
                 c.features

@@ -267,6 +267,8 @@ impl ChunkChoice<'_> {
                     .frame_lines
                     .iter()
                     .any(|&l| row.start_line <= l && l <= row.end_line);
+                // Only names the prose or a trace gives: a name only a code block
+                // holds is mostly the entry point a reproduction calls.
                 let defines = row
                     .symbol
                     .as_ref()
@@ -321,7 +323,10 @@ impl ChunkChoice<'_> {
             })
             .collect();
         Ok(FileHit {
-            evidence: evidence(&c.features, &c.defined),
+            evidence: evidence(
+                &c.features,
+                &[&c.defined[..], &c.defined_in_code[..]].concat(),
+            ),
             path: c.path,
             language: c.lang,
             score: file_score,
