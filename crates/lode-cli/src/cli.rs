@@ -240,6 +240,19 @@ pub enum Command {
         "A repository to serve (repeatable; the first is where relative paths start; \
          default: the enclosing git repository, or the current directory)"
     )))]
+    /// Print the MCP config entry that starts `lode mcp` in an agent host; with
+    /// --write, add it to the host's user config file (never the repository's).
+    Setup {
+        /// The host: claude, codex, cursor or opencode.
+        #[arg(value_enum)]
+        host: crate::setup::Host,
+        /// Merge the entry into the host's user config file (kept as it is when an
+        /// entry named lode is there).
+        #[arg(long)]
+        write: bool,
+        #[command(flatten)]
+        common: Common,
+    },
     Mcp {
         /// Cap on each result, in characters (text and JSON each).
         #[arg(long, default_value_t = lode_mcp::DEFAULT_MAX_CHARS, value_name = "N")]

@@ -31,6 +31,7 @@ fn common(cmd: &Command) -> &Common {
         | Command::Doctor { common, .. }
         | Command::Mcp { common, .. }
         | Command::Gateway { common }
+        | Command::Setup { common, .. }
         | Command::Eval { common, .. }
         | Command::Bench {
             what: crate::cli::BenchCommand::Index { common, .. },
@@ -170,6 +171,11 @@ pub fn run(cmd: Command) -> Result<u8> {
             common,
         } => crate::mcp::run(common, max_chars, max_open, !no_watch),
         Command::Gateway { common } => crate::gateway::run(&common),
+        Command::Setup {
+            host,
+            write,
+            common,
+        } => crate::setup::run(host, write, common.json),
         Command::Bench {
             what:
                 crate::cli::BenchCommand::Index {

@@ -743,3 +743,43 @@ fn a_name_only_the_reproduction_calls_does_not_pick_the_chunk() {
         .collect();
     assert_eq!(in_printer.first(), Some(&"_print_MatrixElement"), "{v}");
 }
+
+/// `lode setup HOST --write` adds the entry to the host's user config under
+/// HOME, once, and the entry starts this binary's MCP server.
+#[test]
+fn setup_writes_the_hosts_config_once() {
+    let home = tempfile::tempdir().unwrap();
+    let setup = |args: &[&str]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_lode"))
+            .arg("setup")
+            .args(args)
+            .env("HOME", home.path())
+            .output()
+            .unwrap()
+    };
+    let printed = setup(&["cursor"]);
+    assert!(printed.status.success());
+    let entry: Value = serde_json::from_slice(&printed.stdout).unwrap();
+    assert_eq!(entry["mcpServers"]["lode"]["args"][0], "mcp", "{entry}");
+    assert!(
+        !home.path().join(".cursor").exists(),
+        "printing writes nothing"
+    );
+    for _ in 0..2 {
+        assert!(setup(&["cursor", "--write"]).status.success());
+    }
+    let written: Value = serde_json::from_str(
+        &std::fs::read_to_string(home.path().join(".cursor/mcp.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(written, entry);
+    let command = written["mcpServers"]["lode"]["command"].as_str().unwrap();
+    let version = std::process::Command::new(command)
+        .arg("--version")
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&version.stdout).starts_with("lode "));
+    let codex = setup(&["codex", "--write", "--json"]);
+    let v: Value = serde_json::from_slice(&codex.stdout).unwrap();
+    assert_eq!(v["written"], "added", "{v}");
+}
