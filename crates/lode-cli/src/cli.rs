@@ -48,7 +48,7 @@ pub struct OverlayArg {
     pub overlay: Option<PathBuf>,
 }
 
-#[derive(Subcommand, Debug)]
+#[derive(Subcommand, Debug, Clone)]
 pub enum Command {
     /// Build or update the index of a repository.
     Index {
@@ -234,12 +234,6 @@ pub enum Command {
         #[command(flatten)]
         common: Common,
     },
-    /// Serve search, grep, outline, callers, show, gather, ask and map to agents over MCP (stdio).
-    // `--root` may be given once per repository to serve (see `mcp::roots`).
-    #[command(mut_arg("root", |a| a.action(clap::ArgAction::Append).help(
-        "A repository to serve (repeatable; the first is where relative paths start; \
-         default: the enclosing git repository, or the current directory)"
-    )))]
     /// Print the MCP config entry that starts `lode mcp` in an agent host; with
     /// --write, add it to the host's user config file (never the repository's).
     Setup {
@@ -253,6 +247,12 @@ pub enum Command {
         #[command(flatten)]
         common: Common,
     },
+    /// Serve search, grep, outline, callers, show, gather, ask and map to agents over MCP (stdio).
+    // `--root` may be given once per repository to serve (see `mcp::roots`).
+    #[command(mut_arg("root", |a| a.action(clap::ArgAction::Append).help(
+        "A repository to serve (repeatable; the first is where relative paths start; \
+         default: the enclosing git repository, or the current directory)"
+    )))]
     Mcp {
         /// Cap on each result, in characters (text and JSON each).
         #[arg(long, default_value_t = lode_mcp::DEFAULT_MAX_CHARS, value_name = "N")]
@@ -280,7 +280,7 @@ pub enum Command {
     },
 }
 
-#[derive(Subcommand, Debug)]
+#[derive(Subcommand, Debug, Clone)]
 pub enum BenchCommand {
     /// The SWE-bench Lite subset: issue text → the files the fix touched, each
     /// case searched at its base commit (checked out from bare mirrors with git).

@@ -49,8 +49,39 @@ fn common(cmd: &Command) -> &Common {
     }
 }
 
-/// Runs a command; returns the exit status.
+/// Runs a command; returns the exit status. A query that meets data it
+/// cannot decode marks the index damaged and runs once more: its refresh
+/// then rebuilds the index (not with `--no-refresh`, which reports it).
 pub fn run(cmd: Command) -> Result<u8> {
+    let again = reads_the_index(&cmd).then(|| cmd.clone());
+    match (run_once(cmd), again) {
+        (Err(Error::IndexCorrupt { path, reason }), Some(cmd)) => {
+            let reason = lode_core::shown::field(&reason).into_owned();
+            eprintln!("lode: the index is damaged ({reason}); rebuilding it");
+            lode_index::mark_damaged(&path, &reason);
+            run_once(cmd)
+        }
+        (outcome, _) => outcome,
+    }
+}
+
+/// Commands that only read the index (and refresh it first): safe to run again.
+fn reads_the_index(cmd: &Command) -> bool {
+    let queries = matches!(
+        cmd,
+        Command::Search { .. }
+            | Command::Ask { .. }
+            | Command::Gather { .. }
+            | Command::Grep { .. }
+            | Command::Outline { .. }
+            | Command::Callers { .. }
+            | Command::Show { .. }
+            | Command::Map { .. }
+    );
+    queries && !common(cmd).no_refresh
+}
+
+fn run_once(cmd: Command) -> Result<u8> {
     match cmd {
         Command::Index {
             path,
@@ -502,6 +533,7 @@ fn status_text(s: &Status) -> String {
         IndexState::Absent => "absent (run 'lode index')".to_string(),
         IndexState::Building { pid } => format!("building (lode process {pid})"),
         IndexState::Ready => "ready".to_string(),
+        IndexState::Damaged { reason } => format!("damaged ({reason}): the next query rebuilds it"),
         IndexState::Stale { changed_files } => {
             format!("stale: {changed_files} files changed — it refreshes on the next query")
         }

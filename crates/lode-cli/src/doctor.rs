@@ -240,7 +240,18 @@ pub fn doctor(ctx: Context) -> Result<u8> {
     let user = Config::load(&user_path)?;
     let project_path = ctx.location.root.join(".lode.toml");
     let (_, config_warnings) = user.for_root(&ctx.location.root)?;
-    let (state, index) = lode_index::state(&ctx.location, &ctx.config)?;
+    let (mut state, index) = lode_index::state(&ctx.location, &ctx.config)?;
+    // What the queries would meet: checked row by row, and marked for a rebuild.
+    let problems = index
+        .as_ref()
+        .map(|i| i.integrity_problems())
+        .unwrap_or_default();
+    if let (Some(i), false) = (&index, problems.is_empty()) {
+        let reason = problems.join("; ");
+        lode_index::mark_damaged(i.store().path(), &reason);
+        state = IndexState::Damaged { reason };
+    }
+    let index = index.filter(|_| problems.is_empty());
     let stats = index.as_ref().map(|i| i.stats()).transpose()?;
     let backends = vec![embedding_backend(&ctx), gather_backend(&ctx.config)];
 
@@ -254,6 +265,9 @@ pub fn doctor(ctx: Context) -> Result<u8> {
         )),
         IndexState::Stale { changed_files } => suggestions.push(format!(
             "the index is stale: {changed_files} files changed — it refreshes on the next query"
+        )),
+        IndexState::Damaged { reason } => suggestions.push(format!(
+            "the index is damaged ({reason}): the next query or 'lode index' builds it again"
         )),
         IndexState::Ready => {}
     }
@@ -309,6 +323,7 @@ fn doctor_text(d: &Doctor) -> String {
         IndexState::Absent => "absent".to_string(),
         IndexState::Building { pid } => format!("building (lode process {pid})"),
         IndexState::Ready => "ready".to_string(),
+        IndexState::Damaged { reason } => format!("damaged ({reason})"),
         IndexState::Stale { changed_files } => format!("stale ({changed_files} files changed)"),
     };
     let _ = writeln!(out, "  state: {state}");

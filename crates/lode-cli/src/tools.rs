@@ -14,7 +14,7 @@ use serde::Serialize;
 
 use crate::cli::Common;
 
-#[derive(Subcommand, Debug)]
+#[derive(Subcommand, Debug, Clone)]
 pub enum ToolsCommand {
     /// Rank the tools of a catalog for QUERY: the ones a `tool_search` call would activate.
     Search {

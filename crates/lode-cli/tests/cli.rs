@@ -783,3 +783,44 @@ fn setup_writes_the_hosts_config_once() {
     let v: Value = serde_json::from_slice(&codex.stdout).unwrap();
     assert_eq!(v["written"], "added", "{v}");
 }
+
+/// Rows a query cannot decode mark the index damaged: it is rebuilt and the
+/// command answers as from a fresh index, instead of failing every time.
+#[test]
+fn a_damaged_index_is_rebuilt_not_reported_forever() {
+    let repo = Repo::fixture("shop");
+    repo.ok(&["index"]);
+    let fresh_map = repo.ok(&["map"]);
+    let db = {
+        let dir = repo.index_dir();
+        let name = std::fs::read_to_string(dir.join("CURRENT")).unwrap();
+        dir.join(name.trim())
+    };
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    conn.execute("UPDATE symbols SET start_line = 'not a number'", [])
+        .unwrap();
+    drop(conn);
+    // With --no-refresh nothing is rebuilt: the damage is reported.
+    let out = repo.run(&["map", "--no-refresh"]);
+    assert_eq!(
+        out.status.code(),
+        Some(3),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // doctor checks every row, says what it found, and leaves it for a rebuild.
+    let v = repo.json(&["doctor"]);
+    assert_eq!(v["state"], "damaged", "{v}");
+    assert!(v["reason"].as_str().unwrap().contains("symbols"), "{v}");
+    assert!(v["suggestions"].to_string().contains("damaged"), "{v}");
+    assert_eq!(repo.json(&["status"])["state"], "damaged");
+    let out = repo.run(&["map"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(stderr.contains("damaged"), "{stderr}");
+    assert_eq!(String::from_utf8_lossy(&out.stdout), fresh_map);
+    // And it stays well: the next command needs no rebuild.
+    let out = repo.run(&["map"]);
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("damaged"));
+    assert_eq!(String::from_utf8_lossy(&out.stdout), fresh_map);
+}

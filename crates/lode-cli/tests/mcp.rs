@@ -953,3 +953,30 @@ async fn project_config_warnings_are_said_once() {
     }
     client.cancel().await.unwrap();
 }
+
+/// A damaged index is rebuilt by the call that meets the damage, which
+/// answers as from a fresh index and says so once.
+#[tokio::test]
+async fn a_damaged_index_is_rebuilt_by_the_call_that_meets_it() {
+    let repo = Repo::fixture("shop");
+    repo.ok(&["index"]);
+    let dir = repo.index_dir();
+    let name = std::fs::read_to_string(dir.join("CURRENT")).unwrap();
+    let conn = rusqlite::Connection::open(dir.join(name.trim())).unwrap();
+    conn.execute("UPDATE symbols SET start_line = 'not a number'", [])
+        .unwrap();
+    drop(conn);
+    let client = connect(&repo, &[]).await;
+    let r = call(&client, "outline", json!({"path": "src/shop/cart.py"})).await;
+    assert!(is_ok(&r), "{}", text(&r));
+    assert_eq!(structured(&r)["symbols"][0]["name"], "Cart", "{}", text(&r));
+    assert!(
+        structured(&r)["notes"].to_string().contains("damaged"),
+        "{}",
+        text(&r)
+    );
+    let r = call(&client, "outline", json!({"path": "src/shop/cart.py"})).await;
+    assert!(is_ok(&r), "{}", text(&r));
+    assert!(!structured(&r)["notes"].to_string().contains("damaged"));
+    client.cancel().await.unwrap();
+}

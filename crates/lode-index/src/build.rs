@@ -654,6 +654,12 @@ fn open_or_create(
     fp: &str,
     spec: &VectorSpec,
 ) -> Result<(Store, Option<String>)> {
+    if let Some(damage) = loc.damaged() {
+        return Ok((
+            create_fresh(loc)?,
+            Some(format!("the index was damaged ({damage})")),
+        ));
+    }
     let reason = match loc.current_db() {
         None => "first build".to_string(),
         Some(path) => match Store::open_any_schema(&path).and_then(|s| {

@@ -77,7 +77,7 @@ pub use build::{
     walk_changed, walk_for, walk_with,
 };
 pub use embed::{EmbedOptions, EmbedPhase, EmbedReport, Stopped, embed};
-pub use location::{EmbedLock, IndexLocation, WriterLock, default_cache_base};
+pub use location::{EmbedLock, IndexLocation, WriterLock, default_cache_base, mark_damaged};
 pub use reader::{ChunkRow, FileRow, Filter, Index, IndexStats, LanguageCount, SymbolRow};
 pub use refresh::{
     Freshness, IndexState, RefreshOptions, refresh, refresh_and, refresh_walked, state,

@@ -82,6 +82,8 @@ impl IndexLocation {
             .map_err(|e| self.cache_error(e))?;
         f.sync_all().map_err(|e| self.cache_error(e))?;
         std::fs::rename(&tmp, self.dir.join("CURRENT")).map_err(|e| self.cache_error(e))?;
+        // A new current database is not the damaged one.
+        let _ = std::fs::remove_file(self.dir.join(DAMAGED));
         if let Ok(d) = File::open(&self.dir) {
             let _ = d.sync_all();
         }
@@ -131,6 +133,14 @@ impl IndexLocation {
         self.dir.join(format!("index-{n}.db"))
     }
 
+    /// Why the current database was marked damaged ([`mark_damaged`]), if it was.
+    pub fn damaged(&self) -> Option<String> {
+        let current = self.current_db()?;
+        let text = std::fs::read_to_string(self.dir.join(DAMAGED)).ok()?;
+        let (name, reason) = text.split_once('\n')?;
+        (current.file_name()? == name).then(|| reason.trim().to_string())
+    }
+
     /// Removes the database files a killed build left (all but the current
     /// one and its logs). Call it under the writer lock: only a build makes
     /// new ones.
@@ -165,6 +175,24 @@ impl IndexLocation {
             }
         }
     }
+}
+
+/// Names the database a query found damaged, and why.
+const DAMAGED: &str = "DAMAGED";
+
+/// Marks the database file `db` damaged: a query met data it cannot decode.
+/// Opening it then fails as an unreadable index does, and the next build
+/// makes a fresh one, as for an index unreadable when opened.
+pub fn mark_damaged(db: &Path, reason: &str) {
+    let (Some(dir), Some(name)) = (db.parent(), db.file_name()) else {
+        return;
+    };
+    let text = format!(
+        "{}\n{}\n",
+        name.to_string_lossy(),
+        reason.replace('\n', " ")
+    );
+    let _ = std::fs::write(dir.join(DAMAGED), text);
 }
 
 /// The cache base: `explicit` (`--cache-dir`), else the default below.

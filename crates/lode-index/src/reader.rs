@@ -327,6 +327,12 @@ impl Index {
         let path = loc
             .current_db()
             .ok_or_else(|| Error::NoIndex(loc.root.clone()))?;
+        if let Some(reason) = loc.damaged() {
+            return Err(Error::IndexCorrupt {
+                path,
+                reason: format!("damaged: {reason}; the next build makes it again"),
+            });
+        }
         let store = Store::open(&path)?;
         let (generation, _) =
             generation_and_pending(store.connection()).map_err(|e| sql_err(&path, e))?;
@@ -343,6 +349,34 @@ impl Index {
             notes: Mutex::new(Vec::new()),
             generation,
         })
+    }
+
+    /// What an integrity check finds wrong: SQLite's `quick_check`, then
+    /// every symbol, call and file row decoded as queries decode them.
+    /// Empty when all is well. Reads the whole index: for `lode doctor`.
+    pub fn integrity_problems(&self) -> Vec<String> {
+        let mut problems = Vec::new();
+        let conn = self.store.connection();
+        match conn.prepare("PRAGMA quick_check").and_then(|mut st| {
+            st.query_map([], |r| r.get::<_, String>(0))?
+                .collect::<rusqlite::Result<Vec<String>>>()
+        }) {
+            Ok(rows) => problems.extend(rows.into_iter().filter(|r| r != "ok")),
+            Err(e) => problems.push(format!("quick_check: {e}")),
+        }
+        let checks: [(&str, &dyn Fn() -> Result<usize>); 3] = [
+            ("symbols", &|| self.all_symbols().map(|v| v.len())),
+            ("calls", &|| self.all_calls().map(|v| v.len())),
+            ("files", &|| {
+                self.indexed_paths(&Filter::default()).map(|v| v.len())
+            }),
+        ];
+        for (what, check) in checks {
+            if let Err(e) = check() {
+                problems.push(format!("{what}: {e}"));
+            }
+        }
+        problems
     }
 
     /// The build generation this open index reads (see [`Index::after_build`]).

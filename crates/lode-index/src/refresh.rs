@@ -313,9 +313,17 @@ fn resume_embedding(loc: &IndexLocation, index: &Index, opts: &RefreshOptions) -
 #[serde(rename_all = "lowercase", tag = "state")]
 pub enum IndexState {
     Absent,
-    Building { pid: String },
+    Building {
+        pid: String,
+    },
     Ready,
-    Stale { changed_files: usize },
+    Stale {
+        changed_files: usize,
+    },
+    /// Data in it cannot be read: the next build makes it again.
+    Damaged {
+        reason: String,
+    },
 }
 
 /// Looks at an index without changing it.
@@ -328,6 +336,9 @@ pub fn state(loc: &IndexLocation, config: &Config) -> Result<(IndexState, Option
                 building.map_or(IndexState::Absent, |pid| IndexState::Building { pid }),
                 None,
             ));
+        }
+        Err(Error::IndexCorrupt { reason, .. }) => {
+            return Ok((IndexState::Damaged { reason }, None));
         }
         Err(e) => return Err(e),
     };

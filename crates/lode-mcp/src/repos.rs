@@ -185,7 +185,7 @@ impl Repos {
         // Read under the lock that guards `checked`, and before the check: an
         // event during the check leaves the next call unsure.
         let generation = repo.watch_generation();
-        let answer = (|| {
+        let attempt = |open: &mut Option<OpenIndex>| -> lode_core::Result<(T, Vec<String>)> {
             let (config, mut warnings) = self.config.for_root(&repo.location.root)?;
             let mut said = repo.said.lock().unwrap_or_else(|e| e.into_inner());
             warnings.retain(|w| said.insert(w.clone()));
@@ -211,8 +211,7 @@ impl Repos {
             if !opts.no_refresh {
                 repo.checks.fetch_add(1, Ordering::Relaxed);
             }
-            let (answer, checked) =
-                open::query(&mut open, &repo.location, &opts, known.as_deref(), f)?;
+            let (answer, checked) = open::query(open, &repo.location, &opts, known.as_deref(), &f)?;
             if checked.by_writes {
                 repo.checks_by_writes.fetch_add(1, Ordering::Relaxed);
             }
@@ -238,7 +237,21 @@ impl Repos {
                     .ensure(o.index(), &repo.location, &self.config);
             }
             Ok((answer, notes.into_inner()))
-        })();
+        };
+        // Data a query cannot decode marks the index damaged; closed, it is
+        // rebuilt by the next refresh, and the call runs once more.
+        let answer = match attempt(&mut open) {
+            Err(lode_core::Error::IndexCorrupt { path, reason }) if !self.no_refresh => {
+                lode_index::mark_damaged(&path, &reason);
+                *open = None;
+                attempt(&mut open).map(|(answer, mut notes)| {
+                    notes.insert(0, format!("the index was damaged ({reason}): rebuilt"));
+                    (answer, notes)
+                })
+            }
+            other => other,
+        }
+        .map_err(ToolError::from);
         // Still under the lock: a call must not see `checked` before the
         // watch covers the directories this refresh found.
         if self.watch
