@@ -193,7 +193,7 @@ fn run_once(cmd: Command) -> Result<u8> {
         }
         Command::Status { path, common } => status(Context::new(common, path.as_deref(), None)?),
         Command::Doctor { path, common } => {
-            crate::doctor::doctor(Context::new(common, path.as_deref(), None)?)
+            crate::doctor::doctor(Context::lenient(common, path.as_deref())?)
         }
         Command::Mcp {
             max_chars,

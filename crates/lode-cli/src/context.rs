@@ -20,6 +20,9 @@ pub struct Context {
     overlay: Option<Overlay>,
     /// What the answer says about the overlay, once it is over the index.
     overlay_info: std::cell::RefCell<Option<OverlayInfo>>,
+    /// Config files that could not be read (only [`Context::lenient`] keeps
+    /// going past them, for `doctor`).
+    pub config_errors: Vec<String>,
 }
 
 /// How long a query's refresh embeds before it answers (newest files first):
@@ -37,6 +40,30 @@ impl Context {
         explicit_root: Option<&Path>,
         near: Option<&Path>,
     ) -> Result<Context> {
+        Context::build(common, explicit_root, near, false)
+    }
+
+    /// As [`Context::new`], but a config file that cannot be read is noted in
+    /// `config_errors` and left out (the defaults, or the user config alone)
+    /// instead of failing: `doctor` diagnoses it.
+    pub fn lenient(common: Common, explicit_root: Option<&Path>) -> Result<Context> {
+        Context::build(common, explicit_root, None, true)
+    }
+
+    fn build(
+        common: Common,
+        explicit_root: Option<&Path>,
+        near: Option<&Path>,
+        lenient: bool,
+    ) -> Result<Context> {
+        let mut config_errors = Vec::new();
+        let mut tolerate = |e: Error, fallback: Config| match e {
+            Error::BadConfig(msg) if lenient => {
+                config_errors.push(msg);
+                Ok(fallback)
+            }
+            e => Err(e),
+        };
         let (root, root_note) = match explicit_root.or(common.root.as_deref()) {
             Some(r) => (r.to_path_buf(), nested_root_note(r)),
             None => {
@@ -44,9 +71,15 @@ impl Context {
                 (found.root, found.note)
             }
         };
-        let user = Config::load(&user_config_path(&common))?;
+        let user = match Config::load(&user_config_path(&common)) {
+            Ok(c) => c,
+            Err(e) => tolerate(e, Config::default())?,
+        };
         let location = IndexLocation::resolve(&root, common.cache_dir.as_deref())?;
-        let (config, warnings) = user.for_root(&location.root)?;
+        let (config, warnings) = match user.for_root(&location.root) {
+            Ok(found) => found,
+            Err(e) => (tolerate(e, user.clone())?, Vec::new()),
+        };
         let ctx = Context {
             common,
             config,
@@ -54,6 +87,7 @@ impl Context {
             notes: Default::default(),
             overlay: None,
             overlay_info: Default::default(),
+            config_errors,
         };
         for w in root_note.iter().chain(&warnings) {
             ctx.note(w);

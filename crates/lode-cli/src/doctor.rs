@@ -41,6 +41,8 @@ struct Doctor {
     project_config_exists: bool,
     settings: Vec<Setting>,
     config_warnings: Vec<String>,
+    /// Config files that could not be read, with why.
+    config_errors: Vec<String>,
     root: String,
     index_dir: String,
     #[serde(flatten)]
@@ -237,9 +239,12 @@ fn reachable(url: &str) -> std::result::Result<(), String> {
 
 pub fn doctor(ctx: Context) -> Result<u8> {
     let user_path = user_config_path(&ctx.common);
-    let user = Config::load(&user_path)?;
+    let user = Config::load(&user_path).unwrap_or_default();
     let project_path = ctx.location.root.join(".lode.toml");
-    let (_, config_warnings) = user.for_root(&ctx.location.root)?;
+    let config_warnings = user
+        .for_root(&ctx.location.root)
+        .map(|(_, w)| w)
+        .unwrap_or_default();
     let (mut state, index) = lode_index::state(&ctx.location, &ctx.config)?;
     // What the queries would meet: checked row by row, and marked for a rebuild.
     let problems = index
@@ -255,7 +260,12 @@ pub fn doctor(ctx: Context) -> Result<u8> {
     let stats = index.as_ref().map(|i| i.stats()).transpose()?;
     let backends = vec![embedding_backend(&ctx), gather_backend(&ctx.config)];
 
-    let mut suggestions = Vec::new();
+    // A config file that cannot be read stops every other command: said first.
+    let mut suggestions: Vec<String> = ctx
+        .config_errors
+        .iter()
+        .map(|e| format!("fix this, or every other command refuses to run: {e}"))
+        .collect();
     match &state {
         IndexState::Absent => {
             suggestions.push("no index yet: run 'lode index' (or any query builds it)".into())
@@ -283,6 +293,7 @@ pub fn doctor(ctx: Context) -> Result<u8> {
         project_config: project_path.display().to_string(),
         settings: settings(&user, &ctx.config),
         config_warnings,
+        config_errors: ctx.config_errors.clone(),
         root: ctx.location.root.display().to_string(),
         index_dir: ctx.location.dir.display().to_string(),
         state,

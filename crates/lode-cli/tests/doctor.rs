@@ -112,3 +112,27 @@ fn doctor_reports_backends_that_fall_back() {
     assert_eq!(backend(&v, "embedding")["status"], "fallback", "{v}");
     assert!(suggestions(&v).contains("/no/such/model"), "{v}");
 }
+
+/// A config file lode cannot read stops every command but doctor, which
+/// diagnoses it.
+#[test]
+fn doctor_diagnoses_a_broken_project_config() {
+    let repo = Repo::fixture("shop");
+    repo.write(".lode.toml", "[files\nexclude = 3\n");
+    let out = repo.run(&["search", "cart"]);
+    assert_eq!(out.status.code(), Some(2));
+    let out = repo.run(&["doctor"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(text.contains(".lode.toml"), "{text}");
+    assert!(
+        text.contains("every other command refuses to run"),
+        "{text}"
+    );
+    let v = repo.json(&["doctor"]);
+    assert_eq!(v["config_errors"].as_array().unwrap().len(), 1, "{v}");
+}

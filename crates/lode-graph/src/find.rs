@@ -143,7 +143,7 @@ pub fn find_symbol(index: &Index, query: &str, path: Option<&str>) -> Result<Sym
                 String::new()
             };
             Err(Error::Ambiguous(format!(
-                "{n} symbols are named {query}: {}{more} (give --path FILE or a qualified name such as Type::name)",
+                "{n} symbols are named {query}: {}{more} (narrow it with a path, or a qualified name such as Type::name)",
                 list.join("; ")
             )))
         }

@@ -105,7 +105,7 @@ pub fn grep_text(r: &GrepResults) -> String {
     if r.omitted_lines > 0 {
         let _ = writeln!(
             out,
-            "…[{} more lines — narrow the pattern or use --path]",
+            "…[{} more lines — narrow the pattern or the path]",
             r.omitted_lines
         );
     }
