@@ -199,6 +199,8 @@ pub enum Command {
     },
     /// Evaluate search quality on a set of cases (lode JSONL or a Semble annotation file).
     Eval {
+        /// The cases: JSON lines (`query`, `relevant`, …; docs/json.md) or a Semble
+        /// annotation file.
         cases: PathBuf,
         /// Results per query.
         #[arg(long, short = 'k', default_value_t = 10)]
