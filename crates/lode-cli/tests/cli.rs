@@ -824,3 +824,20 @@ fn a_damaged_index_is_rebuilt_not_reported_forever() {
     assert!(!String::from_utf8_lossy(&out.stderr).contains("damaged"));
     assert_eq!(String::from_utf8_lossy(&out.stdout), fresh_map);
 }
+
+/// A build counts every file it did not need to read as unchanged.
+#[test]
+fn a_no_op_build_counts_every_file_unchanged() {
+    let repo = Repo::fixture("shop");
+    let first = repo.json(&["index"]);
+    let files = first["files"].as_u64().unwrap();
+    assert_eq!(first["parsed"].as_u64(), Some(files), "{first}");
+    let again = repo.json(&["index"]);
+    assert_eq!(again["parsed"], 0, "{again}");
+    assert_eq!(again["unchanged"].as_u64(), Some(files), "{again}");
+    repo.write("src/shop/extra.py", "def extra():\n    return 1\n");
+    let edit = repo.json(&["index"]);
+    assert_eq!(edit["parsed"], 1, "{edit}");
+    assert_eq!(edit["unchanged"].as_u64(), Some(files), "{edit}");
+    assert_eq!(edit["files"].as_u64(), Some(files + 1), "{edit}");
+}

@@ -287,9 +287,20 @@ fn build_once(
     };
     let diff = stat_diff(&walk, &manifest);
 
+    // Files the stat pass found as indexed: unchanged without being read
+    // (those read and found the same are added as they are met).
+    let known_changed = diff
+        .changed
+        .iter()
+        .filter(|f| manifest.contains_key(&f.path))
+        .count();
+    let untouched = manifest
+        .len()
+        .saturating_sub(known_changed + diff.deleted.len()) as u64;
     let mut report = BuildReport {
         rebuilt: rebuilt.clone(),
         quick_walk: walk.snapshot.is_none(),
+        unchanged: if rebuilt.is_some() { 0 } else { untouched },
         ..BuildReport::default()
     };
     // Nothing to write: the tree is as indexed, proven by the snapshot (a
