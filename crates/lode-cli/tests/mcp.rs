@@ -318,6 +318,13 @@ async fn several_repositories_in_one_server() {
         );
         let r = call(&client, "search", json!({"query": "Cart"})).await;
         assert_eq!(structured(&r)["hits"][0]["path"], "src/shop/cart.py");
+        // Which root answered is said: without `path`, the first.
+        let shop_root = shop.root().canonicalize().unwrap().display().to_string();
+        let notes = structured(&r)["notes"].to_string();
+        assert!(
+            notes.contains(&format!("answered from {shop_root}")),
+            "{notes}"
+        );
     }
     let r = call(
         &client,

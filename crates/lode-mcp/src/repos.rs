@@ -192,6 +192,10 @@ impl Repos {
             drop(said);
             // What the embedding thread had to say since the last call.
             warnings.extend(repo.embedding.take_notes());
+            // With several roots, which one answered (a call without `path` takes the first).
+            if self.repos.len() > 1 {
+                warnings.insert(0, format!("answered from {}", repo.location.root.display()));
+            }
             let notes = RefCell::new(warnings);
             let note = |m: &str| notes.borrow_mut().push(m.to_string());
             let unchanged =
