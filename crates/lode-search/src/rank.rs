@@ -19,7 +19,7 @@ const FILE_WEIGHT: f64 = 0.5;
 /// A file's summed candidate score is divided by its number of candidates
 /// to this power: a large file collects many weak candidates, and their sum
 /// alone would lift it over the small file a question is about. Measured:
-/// 0.2 over 0 and 0.3 (`docs/benchmarks.md`, session 7).
+/// 0.2 over 0 and 0.3 (`docs/benchmarks.md`, the fourth ranking round).
 const FILE_COUNT_DAMPING: f64 = 0.2;
 
 /// The boost of a file whose parent directory a query word names
