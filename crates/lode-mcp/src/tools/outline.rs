@@ -1,6 +1,6 @@
-//! `outline`: a file's symbols as a tree.
+//! `outline`: a file's symbols as a tree, or a directory's files compactly.
 
-use lode_search::{Outline, OutlineNode, render};
+use lode_search::{DirOutline, Outline, OutlineNode, render};
 use serde_json::{Value, json};
 
 use super::{Call, ToolDef, overlay_property, path_property};
@@ -10,8 +10,8 @@ use crate::{Answer, Repos, ToolError};
 
 pub const TOOL: ToolDef = ToolDef {
     name: "outline",
-    description: "A file's symbols as a tree: kind, signature and line span of each. Use to \
-                  see a file's structure before reading it. At most {cap} characters.",
+    description: "A file's symbols as a tree (kind, signature, line span), or a directory's, \
+                  compactly. Use to see structure before reading. At most {cap} characters.",
     args: &["path", "overlay"],
     schema,
     run,
@@ -20,7 +20,7 @@ pub const TOOL: ToolDef = ToolDef {
 fn schema(repos: &Repos) -> Value {
     json!({
         "type": "object",
-        "properties": {"path": path_property(repos, "The file"), "overlay": overlay_property()},
+        "properties": {"path": path_property(repos, "A file or directory"), "overlay": overlay_property()},
         "required": ["path"],
         "additionalProperties": false,
     })
@@ -31,9 +31,11 @@ fn run(call: Call) -> Result<Answer, ToolError> {
     let path = a.required_string("path")?;
     let ov = overlay::argument(&call)?;
     let target = overlay::resolve(call.repos, Some(&path), ov.as_ref())?;
-    let rel = match target.rel {
-        Some(rel) if !target.is_dir => rel,
-        _ => return Err(lode_core::Error::NotAFile(path.into()).into()),
+    if target.is_dir {
+        return outline_dir(&call, target.repo, target.rel.unwrap_or_default());
+    }
+    let Some(rel) = target.rel else {
+        return Err(lode_core::Error::NotAFile(path.into()).into());
     };
     let staged = overlay::stage(call.repos, target.repo, ov)?;
     let (outline, notes) = call.repos.query(target.repo, |index| {
@@ -114,5 +116,50 @@ impl Items for Symbols {
         let mut body = serde_json::to_value(&self.outline).unwrap_or(Value::Null);
         body["omitted_symbols"] = self.omitted.into();
         body
+    }
+}
+
+/// The most symbols a directory's outline reads before the cap cuts it.
+const DIR_SYMBOLS: usize = 400;
+
+/// A directory: its indexed files with their symbols, as `lode outline DIR`.
+fn outline_dir(call: &Call, repo: usize, rel: String) -> Result<Answer, ToolError> {
+    let (outline, notes) = call.repos.query(repo, |index| {
+        lode_search::outline_dir(index, &rel, DIR_SYMBOLS)
+    })?;
+    Ok(capped(&Files { outline }, &notes, call.max_chars))
+}
+
+/// Items are files, each with its symbols.
+struct Files {
+    outline: DirOutline,
+}
+
+impl Items for Files {
+    const COMMAND: &'static str = "outline";
+    const UNIT: &'static str = "files (outline a subdirectory)";
+
+    fn len(&self) -> usize {
+        self.outline.files.len()
+    }
+
+    fn keep(&self, n: usize) -> Files {
+        let mut outline = self.outline.clone();
+        let cut = outline.files.split_off(n.min(outline.files.len()));
+        outline.omitted_files += cut.len();
+        outline.omitted_symbols += cut.iter().map(|f| f.symbols.len()).sum::<usize>();
+        Files { outline }
+    }
+
+    fn omitted(&self) -> usize {
+        self.outline.omitted_files
+    }
+
+    fn text(&self) -> String {
+        render::dir_outline_text(&self.outline)
+    }
+
+    fn body(&self) -> Value {
+        serde_json::to_value(&self.outline).unwrap_or(Value::Null)
     }
 }
