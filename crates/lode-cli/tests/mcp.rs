@@ -410,13 +410,7 @@ struct Raw {
 
 impl Raw {
     fn start(repo: &Repo) -> Raw {
-        let mut child = repo
-            .command(&["mcp"])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
+        let mut child = spawn_piped(repo);
         let stdout = child.stdout.take().unwrap();
         let (tx, lines) = mpsc::channel();
         std::thread::spawn(move || {
@@ -484,6 +478,16 @@ impl Raw {
     }
 }
 
+/// `lode mcp` on `repo` with all three pipes.
+fn spawn_piped(repo: &Repo) -> Child {
+    repo.command(&["mcp"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
 fn search_line(id: u64, query: &str) -> String {
     json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
            "params": {"name": "search", "arguments": {"query": query}}})
@@ -527,13 +531,7 @@ fn survives_malformed_json_rpc() {
 #[test]
 fn malformed_json_rpc_gets_an_error_reply() {
     let repo = Repo::fixture("shop");
-    let mut child = repo
-        .command(&["mcp"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = spawn_piped(&repo);
     let mut stdin = child.stdin.take().unwrap();
     let mut stdout = BufReader::new(child.stdout.take().unwrap());
     let mut exchange = |line: &str| -> Value {
@@ -626,13 +624,7 @@ fn a_client_that_disconnects_mid_call_leaves_a_clean_exit() {
 
     // Gone hard: both pipes closed mid-call, so writing the answer fails;
     // the process must still end, without a panic.
-    let mut child = repo
-        .command(&["mcp"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = spawn_piped(&repo);
     let mut stdin = child.stdin.take().unwrap();
     let mut stdout = BufReader::new(child.stdout.take().unwrap());
     writeln!(stdin, r#"{{"jsonrpc":"2.0","id":0,"method":"initialize","params":{{"protocolVersion":"2025-06-18","capabilities":{{}},"clientInfo":{{"name":"raw","version":"0"}}}}}}"#).unwrap();
