@@ -35,6 +35,14 @@ fn main() -> ExitCode {
             return ExitCode::from(code);
         }
     };
+    // Ctrl-C: say what is kept (a build stopped midway leaves the last complete
+    // index, as a crash does) rather than vanish without a word.
+    let _ = ctrlc::set_handler(|| {
+        eprintln!(
+            "lode: interrupted; the index keeps its last complete build, and the next query or `lode index` goes on from there"
+        );
+        std::process::exit(130);
+    });
     let json = commands::wants_json(&cli.command);
     let timed = diag::Timed::start(&cli.command);
     let outcome = commands::run(cli.command);

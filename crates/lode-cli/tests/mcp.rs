@@ -988,3 +988,24 @@ async fn a_damaged_index_is_rebuilt_by_the_call_that_meets_it() {
     assert!(!structured(&r)["notes"].to_string().contains("damaged"));
     client.cancel().await.unwrap();
 }
+
+/// Ctrl-C says what is kept and exits 130, rather than vanish without a word.
+#[test]
+fn an_interrupt_says_what_is_kept() {
+    let repo = Repo::fixture("shop");
+    let mut raw = Raw::start(&repo);
+    raw.send(&search_line(1, "Cart"));
+    raw.reply(1);
+    let pid = raw.child.id().to_string();
+    let killed = std::process::Command::new("kill")
+        .args(["-INT", &pid])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let (status, stderr) = raw.finish();
+    assert_eq!(status.code(), Some(130), "{stderr}");
+    assert!(
+        stderr.contains("interrupted; the index keeps its last complete build"),
+        "{stderr}"
+    );
+}
