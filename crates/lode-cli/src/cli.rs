@@ -255,6 +255,8 @@ pub enum Command {
         "A repository to serve (repeatable; the first is where relative paths start; \
          default: the enclosing git repository, or the current directory)"
     )))]
+    // Answers are JSON-RPC: --json does not apply, and is not listed.
+    #[command(mut_arg("json", |a| a.hide(true)))]
     Mcp {
         /// Cap on each result, in characters (text and JSON each).
         #[arg(long, default_value_t = lode_mcp::DEFAULT_MAX_CHARS, value_name = "N")]
@@ -276,6 +278,12 @@ pub enum Command {
     #[command(mut_arg("config", |a| a.help(
         "The gateway config (TOML): [[server]] tables, direct tools, [search] limits, timeouts"
     )))]
+    // Only --config applies: the rest of the common options are not listed.
+    #[command(mut_arg("json", |a| a.hide(true)))]
+    #[command(mut_arg("cache_dir", |a| a.hide(true)))]
+    #[command(mut_arg("no_refresh", |a| a.hide(true)))]
+    #[command(mut_arg("model", |a| a.hide(true)))]
+    #[command(mut_arg("root", |a| a.hide(true)))]
     Gateway {
         #[command(flatten)]
         common: Common,

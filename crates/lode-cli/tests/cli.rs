@@ -841,3 +841,30 @@ fn a_no_op_build_counts_every_file_unchanged() {
     assert_eq!(edit["unchanged"].as_u64(), Some(files), "{edit}");
     assert_eq!(edit["files"].as_u64(), Some(files + 1), "{edit}");
 }
+
+/// Each command lists only the options that apply to it.
+#[test]
+fn help_lists_only_the_options_that_apply() {
+    let help = |cmd: &str| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_lode"))
+            .args([cmd, "--help"])
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let gateway = help("gateway");
+    for hidden in ["--json", "--cache-dir", "--no-refresh", "--model", "--root"] {
+        assert!(
+            !gateway.contains(hidden),
+            "gateway lists {hidden}:\n{gateway}"
+        );
+    }
+    assert!(gateway.contains("--config"));
+    let mcp = help("mcp");
+    assert!(!mcp.contains("--json"), "{mcp}");
+    assert!(
+        mcp.contains("--root") && mcp.contains("--max-chars"),
+        "{mcp}"
+    );
+    assert!(help("search").contains("--json"));
+}
