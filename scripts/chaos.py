@@ -45,11 +45,12 @@ def run(lode, root, cache, args, timeout=300):
 
 def answers(lode, root, cache):
     """The probes' JSON with timings and notes stripped (None on an error),
-    and the last stderr."""
+    and every probe's stderr."""
 
-    out = []
+    out, stderr = [], []
     for probe in PROBES:
         r = run(lode, root, cache, probe)
+        stderr.append(r.stderr)
         if r.returncode not in (0, 1):
             return None, r.stderr.strip().splitlines()[-1:] or ["exit %d" % r.returncode]
         try:
@@ -59,7 +60,8 @@ def answers(lode, root, cache):
         for k in ("notes", "elapsed_ms", "ms", "query_ms"):
             v.pop(k, None)
         out.append(json.dumps(rounded(v), sort_keys=True))
-    return out, r.stderr
+    # Every probe's stderr: the one that met the damage says so, not the last.
+    return out, "".join(stderr)
 
 
 def rounded(v):
@@ -149,7 +151,7 @@ def flip_trials(lode, tree, n, rng):
         if got is None:
             outcomes["clear error"] += 1
         elif got == want:
-            rebuilt = "damaged" in str(stderr) or "unreadable" in str(stderr) or "rebuil" in str(stderr)
+            rebuilt = any(w in stderr for w in ("damaged", "unreadable", "rebuil"))
             outcomes["rebuilt, same" if rebuilt else "same"] += 1
         else:
             outcomes["different"] += 1

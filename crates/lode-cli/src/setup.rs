@@ -83,12 +83,12 @@ pub fn run(host: Host, write: bool, json: bool) -> Result<u8> {
         .map(PathBuf::from)
         .ok_or_else(|| Error::BadConfig("HOME is not set: cannot find the host's config".into()))?;
     let file = host.config_file(&home);
+    let written = match (write, host) {
+        (false, _) => None,
+        (true, Host::Codex) => Some(write_toml(&file, &exe)?),
+        (true, _) => Some(write_json(host, &file, &exe)?),
+    };
     if json {
-        let written = match (write, host) {
-            (false, _) => None,
-            (true, Host::Codex) => Some(write_toml(&file, &exe)?),
-            (true, _) => Some(write_json(host, &file, &exe)?),
-        };
         let body = json!({
             "schema_version": lode_search::JSON_SCHEMA_VERSION,
             "command": "setup",
@@ -103,22 +103,17 @@ pub fn run(host: Host, write: bool, json: bool) -> Result<u8> {
         println!("{body}");
         return Ok(0);
     }
-    if !write {
-        print!("{}", host.entry_text(&exe));
-        eprintln!(
-            "lode: add this to {} (or run `lode setup {} --write`)",
-            file.display(),
-            format!("{host:?}").to_lowercase()
-        );
-        return Ok(0);
-    }
-    let outcome = match host {
-        Host::Codex => write_toml(&file, &exe)?,
-        _ => write_json(host, &file, &exe)?,
-    };
-    match outcome {
-        Written::Added => println!("added the {NAME} MCP server to {}", file.display()),
-        Written::AlreadyThere => println!(
+    match written {
+        None => {
+            print!("{}", host.entry_text(&exe));
+            eprintln!(
+                "lode: add this to {} (or run `lode setup {} --write`)",
+                file.display(),
+                format!("{host:?}").to_lowercase()
+            );
+        }
+        Some(Written::Added) => println!("added the {NAME} MCP server to {}", file.display()),
+        Some(Written::AlreadyThere) => println!(
             "{} already has an MCP server named {NAME}: left as it is",
             file.display()
         ),

@@ -791,11 +791,7 @@ fn a_damaged_index_is_rebuilt_not_reported_forever() {
     let repo = Repo::fixture("shop");
     repo.ok(&["index"]);
     let fresh_map = repo.ok(&["map"]);
-    let db = {
-        let dir = repo.index_dir();
-        let name = std::fs::read_to_string(dir.join("CURRENT")).unwrap();
-        dir.join(name.trim())
-    };
+    let db = repo.database();
     let conn = rusqlite::Connection::open(&db).unwrap();
     conn.execute("UPDATE symbols SET start_line = 'not a number'", [])
         .unwrap();

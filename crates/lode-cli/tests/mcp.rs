@@ -968,9 +968,7 @@ async fn project_config_warnings_are_said_once() {
 async fn a_damaged_index_is_rebuilt_by_the_call_that_meets_it() {
     let repo = Repo::fixture("shop");
     repo.ok(&["index"]);
-    let dir = repo.index_dir();
-    let name = std::fs::read_to_string(dir.join("CURRENT")).unwrap();
-    let conn = rusqlite::Connection::open(dir.join(name.trim())).unwrap();
+    let conn = rusqlite::Connection::open(repo.database()).unwrap();
     conn.execute("UPDATE symbols SET start_line = 'not a number'", [])
         .unwrap();
     drop(conn);

@@ -16,8 +16,11 @@ use crate::rank::SymbolGraph;
 
 const MAGIC: &[u8] = b"lode graph 1\n";
 
-/// The file for the index's committed state, and the prefix its siblings share.
-fn file_of(index: &Index) -> Result<(PathBuf, String)> {
+/// What every graph file's name starts with.
+const PREFIX: &str = "graph-";
+
+/// The file for the index's committed state.
+fn file_of(index: &Index) -> Result<PathBuf> {
     let db = index
         .store()
         .path()
@@ -25,8 +28,10 @@ fn file_of(index: &Index) -> Result<(PathBuf, String)> {
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_default();
     let generation = index.store().meta("generation")?.unwrap_or_default();
-    let name = format!("graph-{db}-{generation}.bin");
-    Ok((index.location.dir.join(name), "graph-".to_string()))
+    Ok(index
+        .location
+        .dir
+        .join(format!("{PREFIX}{db}-{generation}.bin")))
 }
 
 impl SymbolGraph {
@@ -37,14 +42,14 @@ impl SymbolGraph {
         index: &Index,
         build: impl FnOnce() -> Result<SymbolGraph>,
     ) -> Result<SymbolGraph> {
-        let (path, prefix) = file_of(index)?;
+        let path = file_of(index)?;
         if let Some(g) = std::fs::read(&path).ok().and_then(|b| decode(&b)) {
             return Ok(g);
         }
         let graph = build()?;
         let tmp = path.with_extension("tmp");
         if std::fs::write(&tmp, encode(&graph)).is_ok() && std::fs::rename(&tmp, &path).is_ok() {
-            remove_others(&path, &prefix);
+            remove_others(&path);
         } else {
             let _ = std::fs::remove_file(&tmp);
         }
@@ -53,7 +58,7 @@ impl SymbolGraph {
 }
 
 /// Removes the graph files of older states.
-fn remove_others(keep: &std::path::Path, prefix: &str) {
+fn remove_others(keep: &std::path::Path) {
     let (Some(dir), Some(keep_name)) = (keep.parent(), keep.file_name()) else {
         return;
     };
@@ -62,7 +67,7 @@ fn remove_others(keep: &std::path::Path, prefix: &str) {
     };
     for e in entries.flatten() {
         let name = e.file_name();
-        if name != keep_name && name.to_string_lossy().starts_with(prefix) {
+        if name != keep_name && name.to_string_lossy().starts_with(PREFIX) {
             let _ = std::fs::remove_file(e.path());
         }
     }

@@ -29,7 +29,7 @@ pub enum Verdict {
     Forward,
     /// An error reply to send back.
     Reply(Value),
-    /// Nothing to reply to (a notification, a blank line): say why on stderr.
+    /// A notification that is refused: no reply is owed, so say why on stderr.
     Log(String),
     /// A blank line: nothing at all.
     Skip,

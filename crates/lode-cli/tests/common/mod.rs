@@ -136,6 +136,13 @@ impl Repo {
         f
     }
 
+    /// The index's current database file.
+    pub fn database(&self) -> PathBuf {
+        let dir = self.index_dir();
+        let name = std::fs::read_to_string(dir.join("CURRENT")).unwrap();
+        dir.join(name.trim())
+    }
+
     pub fn index_dir(&self) -> PathBuf {
         std::fs::read_dir(self.cache.path())
             .unwrap()
