@@ -110,30 +110,6 @@ pub fn chunk_regions(
 }
 
 fn build_tree(lines: &LineIndex, symbols: &[Symbol], ranges: &[SymbolRange]) -> Vec<Node> {
-    fn insert(nodes: &mut Vec<Node>, node: Node, symbols: &[Symbol]) {
-        // Symbols arrive outer-first, so a node's parent is the last node on the path.
-        let parent = symbols[node.sym as usize].parent;
-        if let Some(last) = nodes.last_mut()
-            && parent.is_some()
-            && last.first <= node.first
-            && node.last <= last.last
-            && is_ancestor(last.sym, node.sym, symbols)
-        {
-            insert(&mut last.children, node, symbols);
-            return;
-        }
-        let mut node = node;
-        if let Some(last) = nodes.last() {
-            // Siblings never share a line: the later one starts after the earlier ends.
-            if node.first <= last.last {
-                node.first = last.last + 1;
-                if node.first > node.last {
-                    return;
-                }
-            }
-        }
-        nodes.push(node);
-    }
     let mut roots = Vec::new();
     for (i, s) in symbols.iter().enumerate() {
         let first = lines.line0(ranges[i].leading_start.min(s.span.start_byte));
@@ -150,6 +126,54 @@ fn build_tree(lines: &LineIndex, symbols: &[Symbol], ranges: &[SymbolRange]) -> 
     roots
 }
 
+/// Symbols arrive outer-first, so a node's parent is on the path of last
+/// nodes: it goes down that path while the last node holds its lines and is
+/// its symbol's ancestor.
+fn insert(roots: &mut Vec<Node>, mut node: Node, symbols: &[Symbol]) {
+    let levels = match symbols[node.sym as usize].parent {
+        Some(_) => levels_down(roots, &node, symbols),
+        None => 0,
+    };
+    let mut nodes = roots;
+    for _ in 0..levels {
+        nodes = &mut nodes.last_mut().expect("a level down").children;
+    }
+    if let Some(last) = nodes.last() {
+        // Siblings never share a line: the later one starts after the earlier ends.
+        if node.first <= last.last {
+            node.first = last.last + 1;
+            if node.first > node.last {
+                return;
+            }
+        }
+    }
+    nodes.push(node);
+}
+
+/// How far down the path of last nodes `node` goes.
+fn levels_down(roots: &[Node], node: &Node, symbols: &[Symbol]) -> usize {
+    // Ancestors outermost first: their indices rise, as those down the path do,
+    // so one pass over both tells which nodes of the path are ancestors.
+    let mut ancestors = Vec::new();
+    let mut up = symbols[node.sym as usize].parent;
+    while let Some(p) = up {
+        ancestors.push(p);
+        up = symbols[p as usize].parent;
+    }
+    let mut ancestors = ancestors.into_iter().rev().peekable();
+    let (mut levels, mut nodes) = (0, roots);
+    while let Some(last) = nodes.last() {
+        while ancestors.next_if(|&a| a < last.sym).is_some() {}
+        let holds = last.first <= node.first && node.last <= last.last;
+        if !(holds && ancestors.peek() == Some(&last.sym)) {
+            break;
+        }
+        levels += 1;
+        nodes = &last.children;
+    }
+    levels
+}
+
 fn clamp_children(nodes: &mut [Node]) {
     for n in nodes {
         let (first, last) = (n.first, n.last);
@@ -160,16 +184,6 @@ fn clamp_children(nodes: &mut [Node]) {
         });
         clamp_children(&mut n.children);
     }
-}
-
-fn is_ancestor(anc: u32, mut sym: u32, symbols: &[Symbol]) -> bool {
-    while let Some(p) = symbols[sym as usize].parent {
-        if p == anc {
-            return true;
-        }
-        sym = p;
-    }
-    false
 }
 
 impl Chunker<'_> {
@@ -361,11 +375,15 @@ impl Chunker<'_> {
     }
 }
 
-/// Records, on each chunk, the symbols whose first line falls in it.
+/// Records, on each chunk, the symbols whose first line falls in it (the
+/// first chunk holding the line, when a long line is split).
 fn assign_defines(chunks: &mut [Chunk], symbols: &[Symbol]) {
+    // Chunks come in order of their lines, without overlapping.
+    debug_assert!(chunks.is_sorted_by_key(|c| (c.span.start_line, c.span.end_line)));
     for (i, s) in symbols.iter().enumerate() {
         let line = s.span.start_line;
-        if let Some(c) = chunks.iter_mut().find(|c| c.span.contains_line(line)) {
+        let at = chunks.partition_point(|c| c.span.end_line < line);
+        if let Some(c) = chunks.get_mut(at).filter(|c| c.span.contains_line(line)) {
             c.defines.push(i as u32);
         }
     }

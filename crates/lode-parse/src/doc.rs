@@ -6,6 +6,7 @@ use std::borrow::Cow;
 use tree_sitter::Node;
 
 use crate::lines::LineIndex;
+use crate::parents::Parents;
 
 const DOC_CAP: usize = 600;
 
@@ -68,17 +69,18 @@ enum Walk {
 }
 
 /// The comments and attributes found so far, walking upwards.
-struct Leading<'t> {
-    bytes: &'t [u8],
-    lines: &'t LineIndex,
+struct Leading<'t, 'b, 'p> {
+    parents: &'p mut Parents<'t>,
+    bytes: &'b [u8],
+    lines: &'b LineIndex,
     start: u32,
     next_line: u32,
-    docs: Vec<&'t str>,
+    docs: Vec<&'b str>,
 }
 
-impl<'t> Leading<'t> {
+impl<'t> Leading<'t, '_, '_> {
     fn walk(&mut self, node: Node<'t>) -> Walk {
-        let mut prev = node.prev_sibling();
+        let mut prev = self.parents.prev_sibling(node);
         while let Some(p) = prev {
             let comment = is_comment(p.kind());
             if !(comment || is_attribute(p.kind())) {
@@ -96,7 +98,7 @@ impl<'t> Leading<'t> {
             }
             self.start = p.start_byte() as u32;
             self.next_line = self.lines.line0(self.start);
-            prev = p.prev_sibling();
+            prev = self.parents.prev_sibling(p);
         }
         Walk::Exhausted
     }
@@ -114,13 +116,15 @@ impl<'t> Leading<'t> {
 /// first method of a Ruby or Python class body), the search goes on above the
 /// parent. A wrapper (`export`, `template <...>`, `declare`) is skipped whole,
 /// and its start is the chunk's start even when no comment is found.
-pub(crate) fn leading_comments(
-    def: Node,
+pub(crate) fn leading_comments<'t>(
+    def: Node<'t>,
     bytes: &[u8],
     lines: &LineIndex,
+    parents: &mut Parents<'t>,
 ) -> (u32, Option<String>) {
     let start = def.start_byte() as u32;
     let mut found = Leading {
+        parents,
         bytes,
         lines,
         start,
@@ -129,7 +133,7 @@ pub(crate) fn leading_comments(
     };
     let mut searching = true;
     let mut node = def;
-    while let Some(parent) = node.parent() {
+    while let Some(parent) = found.parents.of(node) {
         let wrapper = WRAPPERS.contains(&parent.kind());
         if searching {
             searching = match found.walk(node) {

@@ -15,30 +15,33 @@
 //!   captures span from the first to the last), `@name` per imported name.
 
 use std::cell::RefCell;
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::ops::Range;
 use std::time::Instant;
 
 use lode_core::{CallSite, FileExtract, Import, Language, Symbol, SymbolKind};
-use tree_sitter::{Node, Parser, QueryCursor, StreamingIterator, Tree};
+use tree_sitter::{
+    Node, Parser, QueryCursor, QueryCursorOptions, QueryCursorState, StreamingIterator, Tree,
+};
 
+use crate::bound::{self, Budget};
 use crate::chunk::{self, SymbolRange};
 use crate::doc::{clean_doc, leading_comments};
 use crate::lines::LineIndex;
 use crate::macro_items::{self, MacroBody};
+use crate::parents::Parents;
 use crate::registry::{self, LangQueries, PatternSet, Role};
 
 const SIGNATURE_CAP: usize = 240;
 const RECEIVER_CAP: usize = 80;
-/// Parsing stops after this long; the file is then indexed as text.
-const PARSE_DEADLINE: std::time::Duration = std::time::Duration::from_secs(2);
 
 thread_local! {
     static PARSERS: RefCell<HashMap<Language, Parser>> = RefCell::new(HashMap::new());
 }
 
 /// Extracts symbols, calls, imports and chunks from a code file.
-/// Returns `None` when the language has no grammar or parsing failed.
+/// Returns `None` when the language has no grammar, or parsing or the
+/// extraction ran past its bounds (`bound`).
 pub(crate) fn extract_code(lang: Language, source: &str, lines: &LineIndex) -> Option<FileExtract> {
     extract_code_probed(lang, source, lines, &mut ())
 }
@@ -58,29 +61,37 @@ pub(crate) fn extract_code_probed<P: Probe>(
     probe: &mut P,
 ) -> Option<FileExtract> {
     let queries = registry::queries(lang)?;
-    let deadline = Instant::now() + PARSE_DEADLINE;
-    let tree = parse(lang, queries, source, &[], deadline)?;
-    probe.phase_done("parse");
+    let budget = Budget::start();
+    let tree = parse(lang, queries, source, &[], budget.deadline())?;
     let root = tree.root_node();
-    let bytes = source.as_bytes();
+    if bound::deeper_than(root, bound::MAX_TREE_DEPTH) {
+        return None;
+    }
+    probe.phase_done("parse");
     let (macro_trees, mut macro_bodies) = match lang {
-        Language::Rust => parse_macro_items(queries, source, lines, root, deadline),
+        Language::Rust => parse_macro_items(queries, source, lines, root, budget)?,
         _ => (Vec::new(), Vec::new()),
     };
     probe.phase_done("macros");
 
-    let mut found = run_queries(queries, root, bytes);
-    for t in &macro_trees {
-        found.extend(run_queries(queries, t.root_node(), bytes));
+    let roots: Vec<Node> = std::iter::once(root)
+        .chain(macro_trees.iter().map(Tree::root_node))
+        .collect();
+    let mut found = Found::default();
+    for (tree, &root) in roots.iter().enumerate() {
+        run_queries(queries, root, tree, source, budget, &mut found)?;
     }
     probe.phase_done("query");
-    let (symbols, mut ranges) = symbols(found.symbols, bytes, lines);
-    attach_macro_edges(&symbols, &mut ranges, &mut macro_bodies, bytes);
+    let (symbols, mut ranges) = symbols(found.symbols, &roots, source, lines, budget)?;
+    attach_macro_edges(&symbols, &mut ranges, &mut macro_bodies, source.as_bytes());
     probe.phase_done("symbols");
-    let calls = calls(found.calls, &found.ignored, bytes, lines, &symbols);
+    budget.left()?;
+    let calls = calls(found.calls, &found.ignored, source, lines, &symbols);
     probe.phase_done("calls");
-    let imports = imports(found.imports, bytes, lines);
+    budget.left()?;
+    let imports = imports(found.imports, source, lines);
     probe.phase_done("imports");
+    budget.left()?;
     let chunks = chunk::chunk_symbols(source, lines, &symbols, &ranges);
     probe.phase_done("chunk");
     Some(FileExtract {
@@ -136,14 +147,14 @@ pub(crate) const MACRO_DEPTH: u32 = 4;
 
 /// Trees of the Rust items inside macro blocks (see `macro_items`), nested
 /// blocks included, parsed where they lie in the file, and the bodies they
-/// hold; what the deadline cuts off stays unparsed.
+/// hold; `None` past the deadline or for a tree too deep, as for the file's.
 fn parse_macro_items(
     queries: &LangQueries,
     source: &str,
     lines: &LineIndex,
     root: Node,
-    deadline: Instant,
-) -> (Vec<Tree>, Vec<MacroBody>) {
+    budget: Budget,
+) -> Option<(Vec<Tree>, Vec<MacroBody>)> {
     let bytes = source.as_bytes();
     let mut pending: Vec<(MacroBody, u32)> = macro_items::item_bodies(root, bytes)
         .into_iter()
@@ -152,9 +163,10 @@ fn parse_macro_items(
     let (mut trees, mut bodies) = (Vec::new(), Vec::new());
     while let Some((body, depth)) = pending.pop() {
         let range = ts_range(lines, body.body.clone());
-        let Some(tree) = parse(Language::Rust, queries, source, &[range], deadline) else {
-            break;
-        };
+        let tree = parse(Language::Rust, queries, source, &[range], budget.deadline())?;
+        if bound::deeper_than(tree.root_node(), bound::MAX_TREE_DEPTH) {
+            return None;
+        }
         if depth < MACRO_DEPTH {
             let nested = macro_items::item_bodies(tree.root_node(), bytes);
             pending.extend(nested.into_iter().map(|b| (b, depth + 1)));
@@ -162,7 +174,7 @@ fn parse_macro_items(
         trees.push(tree);
         bodies.push(body);
     }
-    (trees, bodies)
+    Some((trees, bodies))
 }
 
 /// The first item of a macro body takes the body's opening (`cfg_rt! {`)
@@ -216,17 +228,45 @@ fn ts_range(lines: &LineIndex, bytes: Range<usize>) -> tree_sitter::Range {
     }
 }
 
-fn text_of<'a>(node: Node, bytes: &'a [u8]) -> &'a str {
-    std::str::from_utf8(&bytes[node.byte_range()]).unwrap_or("")
+/// A node's text; "" where it does not fall on character boundaries.
+fn text_of<'a>(node: Node, src: &'a str) -> &'a str {
+    src.get(node.byte_range()).unwrap_or("")
 }
 
+/// The text of `range`, cut to `TEXT_WINDOW` bytes: what is shown of it (a
+/// name, a signature, a receiver) is capped far below, and reading all of it
+/// is quadratic where nodes nest (each call of a chain `a.f().f()…` has the
+/// chain before it for receiver).
+fn text_window(src: &str, range: Range<usize>) -> &str {
+    let text = src.get(range).unwrap_or("");
+    let mut end = text.len().min(bound::TEXT_WINDOW);
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    &text[..end]
+}
+
+/// A node's text as shown: whitespace collapsed, capped at `cap` bytes.
+fn shown(node: Node, src: &str, cap: usize) -> String {
+    collapse_ws(text_window(src, node.byte_range()), cap)
+}
+
+/// Whitespace runs as one space, none at either end, cut at `cap` bytes with
+/// `…`: read a character at a time, to stop at the cap rather than read a
+/// long word to its end.
 fn collapse_ws(text: &str, cap: usize) -> String {
     let mut out = String::with_capacity(text.len().min(cap + 4));
-    for word in text.split_whitespace() {
-        if !out.is_empty() {
+    let mut gap = false;
+    for c in text.chars() {
+        if c.is_whitespace() {
+            gap = true;
+            continue;
+        }
+        if gap && !out.is_empty() {
             out.push(' ');
         }
-        out.push_str(word);
+        gap = false;
+        out.push(c);
         if out.len() > cap {
             let mut cut = cap;
             while !out.is_char_boundary(cut) {
@@ -244,6 +284,8 @@ fn collapse_ws(text: &str, cap: usize) -> String {
 /// duplicate matches of one definition are dropped.
 struct RawSymbol<'t> {
     pattern: usize,
+    /// Which of the file's trees it is in (the file's, or a macro body's).
+    tree: usize,
     def: Node<'t>,
     kind: SymbolKind,
     name: Node<'t>,
@@ -274,153 +316,194 @@ struct Found<'t> {
     /// `@ignore` captures: calls inside them are dropped.
     ignored: Vec<Range<usize>>,
     imports: Vec<RawImport<'t>>,
-}
-
-impl<'t> Found<'t> {
-    /// Adds the matches of another tree of the same file.
-    fn extend(&mut self, other: Found<'t>) {
-        self.symbols.extend(other.symbols);
-        self.calls.extend(other.calls);
-        self.ignored.extend(other.ignored);
-        self.imports.extend(other.imports);
-    }
+    /// Matches seen, of every tree of the file.
+    matches: usize,
 }
 
 /// Whether `collapse_ws` would give an empty string for a node's text.
-fn is_blank(node: Node, bytes: &[u8]) -> bool {
-    text_of(node, bytes).split_whitespace().next().is_none()
+fn is_blank(node: Node, src: &str) -> bool {
+    text_window(src, node.byte_range())
+        .split_whitespace()
+        .next()
+        .is_none()
 }
 
 thread_local! {
-    static CURSOR: RefCell<QueryCursor> = RefCell::new(QueryCursor::new());
+    static CURSOR: RefCell<QueryCursor> = RefCell::new({
+        let mut cursor = QueryCursor::new();
+        cursor.set_match_limit(bound::MATCH_LIMIT);
+        cursor
+    });
 }
 
 /// Runs the language's one query (symbols, calls and imports) over the tree,
 /// in one walk, and sorts the matches out by the file their pattern is from.
-fn run_queries<'t>(q: &LangQueries, root: Node<'t>, bytes: &[u8]) -> Found<'t> {
-    let mut found = Found::default();
+/// `None` past the deadline or a cap: the file then falls back.
+fn run_queries<'t>(
+    q: &LangQueries,
+    root: Node<'t>,
+    tree: usize,
+    src: &str,
+    budget: Budget,
+    found: &mut Found<'t>,
+) -> Option<()> {
     let mut seen_calls: HashSet<usize> = HashSet::new();
+    let mut parents = Parents::new(root);
     CURSOR.with(|cell| {
         let mut cursor = cell.borrow_mut();
-        let mut matches = cursor.matches(&q.query, root, bytes);
+        let deadline = budget.deadline();
+        let mut past = |_: &QueryCursorState| Instant::now() > deadline;
+        let options = QueryCursorOptions::new().progress_callback(&mut past);
+        let mut matches = cursor.matches_with_options(&q.query, root, src.as_bytes(), options);
         while let Some(m) = matches.next() {
-            if !q.checks_ok(m.pattern_index, m.captures) {
+            found.matches += 1;
+            if found.matches > bound::MAX_MATCHES {
+                return None;
+            }
+            budget.check(found.matches)?;
+            if !q.checks_ok(m.pattern_index, m.captures, &mut parents) {
                 continue;
             }
             match q.set(m.pattern_index) {
-                PatternSet::Symbols => {
-                    let (mut def, mut kind, mut name) = (None, None, None);
-                    let (mut body, mut doc, mut container) = (None, None, None);
-                    for cap in m.captures {
-                        match q.role(cap.index) {
-                            Role::Definition(k) => {
-                                def = Some(cap.node);
-                                kind = k;
-                            }
-                            Role::Name => {
-                                name.get_or_insert(cap.node);
-                            }
-                            Role::Body => {
-                                body.get_or_insert(cap.node);
-                            }
-                            Role::Doc => {
-                                doc.get_or_insert(cap.node);
-                            }
-                            Role::Container => {
-                                container.get_or_insert(cap.node);
-                            }
-                            _ => {}
-                        }
-                    }
-                    // A pattern without `@name` takes the definition's fields.
-                    if let Some(def) = def.filter(|_| q.names_by_fields(m.pattern_index)) {
-                        name = def.child_by_field_name("name");
-                        body = body.or_else(|| def.child_by_field_name("body"));
-                    }
-                    let (Some(def), Some(kind), Some(name)) = (def, kind, name) else {
-                        continue;
-                    };
-                    if is_blank(name, bytes) {
-                        continue;
-                    }
-                    found.symbols.push(RawSymbol {
-                        pattern: m.pattern_index,
-                        def,
-                        kind,
-                        name,
-                        body,
-                        doc,
-                        container,
-                    });
-                }
+                PatternSet::Symbols => found.symbols.extend(symbol_match(q, m, tree, src)),
                 PatternSet::Calls => {
-                    let (mut call, mut callee, mut receiver) = (None, None, None);
-                    for cap in m.captures {
-                        match q.role(cap.index) {
-                            Role::Call => call = Some(cap.node),
-                            Role::Callee => callee = Some(cap.node),
-                            Role::Receiver => receiver = Some(cap.node),
-                            Role::Ignore => found.ignored.push(cap.node.byte_range()),
-                            _ => {}
-                        }
-                    }
-                    let (Some(call), Some(callee)) = (call, callee) else {
-                        continue;
-                    };
+                    let call = call_match(q, m, src, &mut found.ignored);
                     // A call node counts once: its first match with a name.
-                    if seen_calls.contains(&call.id())
-                        || is_blank(callee, bytes)
-                        || !seen_calls.insert(call.id())
-                    {
-                        continue;
-                    }
-                    found.calls.push(RawCall {
-                        call,
-                        callee,
-                        receiver,
-                    });
+                    found
+                        .calls
+                        .extend(call.filter(|c| seen_calls.insert(c.call.id())));
                 }
-                PatternSet::Imports => {
-                    let (mut stmt, mut sources, mut names) = (None, Vec::new(), Vec::new());
-                    let mut alias = None;
-                    for cap in m.captures {
-                        match q.role(cap.index) {
-                            Role::Import => stmt = Some(cap.node),
-                            Role::Source => sources.push(cap.node),
-                            Role::Name => names.push(collapse_ws(text_of(cap.node, bytes), 120)),
-                            Role::Alias => alias = Some(collapse_ws(text_of(cap.node, bytes), 120)),
-                            _ => {}
-                        }
-                    }
-                    // An alias renames the match's one name, or binds the module itself (`*`).
-                    if let Some(alias) = alias {
-                        match names.pop() {
-                            Some(name) => names.push(format!("{name} as {alias}")),
-                            None => names.push(format!("* as {alias}")),
-                        }
-                    }
-                    if let Some(stmt) = stmt {
-                        found.imports.push(RawImport {
-                            stmt,
-                            sources,
-                            names,
-                        });
-                    }
-                }
+                PatternSet::Imports => found.imports.extend(import_match(q, m, src)),
             }
         }
-    });
-    found
+        drop(matches);
+        // The deadline halts the cursor; past the limit it dropped matches.
+        (!budget.spent() && !cursor.did_exceed_match_limit()).then_some(())
+    })
 }
 
-fn symbols(
-    mut raw: Vec<RawSymbol>,
-    bytes: &[u8],
+type Match<'m, 't> = &'m tree_sitter::QueryMatch<'m, 't>;
+
+fn symbol_match<'t>(
+    q: &LangQueries,
+    m: Match<'_, 't>,
+    tree: usize,
+    src: &str,
+) -> Option<RawSymbol<'t>> {
+    let (mut def, mut kind, mut name) = (None, None, None);
+    let (mut body, mut doc, mut container) = (None, None, None);
+    for cap in m.captures {
+        match q.role(cap.index) {
+            Role::Definition(k) => {
+                def = Some(cap.node);
+                kind = k;
+            }
+            Role::Name => {
+                name.get_or_insert(cap.node);
+            }
+            Role::Body => {
+                body.get_or_insert(cap.node);
+            }
+            Role::Doc => {
+                doc.get_or_insert(cap.node);
+            }
+            Role::Container => {
+                container.get_or_insert(cap.node);
+            }
+            _ => {}
+        }
+    }
+    // A pattern without `@name` takes the definition's fields.
+    if let Some(def) = def.filter(|_| q.names_by_fields(m.pattern_index)) {
+        name = def.child_by_field_name("name");
+        body = body.or_else(|| def.child_by_field_name("body"));
+    }
+    let (Some(def), Some(kind), Some(name)) = (def, kind, name) else {
+        return None;
+    };
+    if is_blank(name, src) {
+        return None;
+    }
+    Some(RawSymbol {
+        pattern: m.pattern_index,
+        tree,
+        def,
+        kind,
+        name,
+        body,
+        doc,
+        container,
+    })
+}
+
+/// A calls match with a name; its `@ignore` captures go to `ignored`.
+fn call_match<'t>(
+    q: &LangQueries,
+    m: Match<'_, 't>,
+    src: &str,
+    ignored: &mut Vec<Range<usize>>,
+) -> Option<RawCall<'t>> {
+    let (mut call, mut callee, mut receiver) = (None, None, None);
+    for cap in m.captures {
+        match q.role(cap.index) {
+            Role::Call => call = Some(cap.node),
+            Role::Callee => callee = Some(cap.node),
+            Role::Receiver => receiver = Some(cap.node),
+            Role::Ignore => ignored.push(cap.node.byte_range()),
+            _ => {}
+        }
+    }
+    let (Some(call), Some(callee)) = (call, callee) else {
+        return None;
+    };
+    (!is_blank(callee, src)).then_some(RawCall {
+        call,
+        callee,
+        receiver,
+    })
+}
+
+fn import_match<'t>(q: &LangQueries, m: Match<'_, 't>, src: &str) -> Option<RawImport<'t>> {
+    let (mut stmt, mut sources, mut names) = (None, Vec::new(), Vec::new());
+    let mut alias = None;
+    for cap in m.captures {
+        match q.role(cap.index) {
+            Role::Import => stmt = Some(cap.node),
+            Role::Source => sources.push(cap.node),
+            Role::Name => names.push(shown(cap.node, src, 120)),
+            Role::Alias => alias = Some(shown(cap.node, src, 120)),
+            _ => {}
+        }
+    }
+    // An alias renames the match's one name, or binds the module itself (`*`).
+    if let Some(alias) = alias {
+        match names.pop() {
+            Some(name) => names.push(format!("{name} as {alias}")),
+            None => names.push(format!("* as {alias}")),
+        }
+    }
+    Some(RawImport {
+        stmt: stmt?,
+        sources,
+        names,
+    })
+}
+
+/// The symbols, outer before inner, and where their chunks may reach;
+/// `None` past the deadline, or for too many or too deeply nested symbols.
+fn symbols<'t>(
+    mut raw: Vec<RawSymbol<'t>>,
+    roots: &[Node<'t>],
+    src: &str,
     lines: &LineIndex,
-) -> (Vec<Symbol>, Vec<SymbolRange>) {
+    budget: Budget,
+) -> Option<(Vec<Symbol>, Vec<SymbolRange>)> {
     // One symbol per definition node: the first pattern that matched wins.
     raw.sort_by_key(|r| (r.def.id(), r.pattern));
     raw.dedup_by_key(|r| r.def.id());
+    if raw.len() > bound::MAX_SYMBOLS {
+        return None;
+    }
     // Outer definitions before inner ones.
     raw.sort_by(|a, b| {
         a.def
@@ -433,7 +516,9 @@ fn symbols(
     let mut symbols: Vec<Symbol> = Vec::with_capacity(raw.len());
     let mut ranges = Vec::with_capacity(raw.len());
     let mut stack: Vec<usize> = Vec::new();
-    for r in raw {
+    let mut parents: Vec<Parents> = roots.iter().map(|&root| Parents::new(root)).collect();
+    for (i, r) in raw.into_iter().enumerate() {
+        budget.check(i)?;
         let def = r.def;
         let (start, end) = (def.start_byte() as u32, def.end_byte() as u32);
         while let Some(&top) = stack.last() {
@@ -442,11 +527,14 @@ fn symbols(
             }
             stack.pop();
         }
+        if stack.len() >= bound::MAX_SYMBOL_DEPTH {
+            return None;
+        }
         let parent = stack.last().copied();
         // A captured container names the owner of a member defined outside it.
         let captured = r
             .container
-            .map(|c| type_name(text_of(c, bytes)))
+            .map(|c| type_name(text_window(src, c.byte_range())))
             .filter(|c| !c.is_empty())
             .map(|c| format!("type {c}"));
         let mut kind = r.kind;
@@ -474,20 +562,18 @@ fn symbols(
                 let line = lines.line0(start);
                 (lines.end(line) as usize).min(def.end_byte())
             });
-        let mut signature = collapse_ws(
-            std::str::from_utf8(&bytes[def.start_byte()..sig_end]).unwrap_or(""),
-            SIGNATURE_CAP,
-        );
+        let mut signature = collapse_ws(text_window(src, def.start_byte()..sig_end), SIGNATURE_CAP);
         let kept = signature.trim_end_matches([':', '{', '=', ';', ' ']).len();
         signature.truncate(kept);
-        let (leading_start, comment_doc) = leading_comments(def, bytes, lines);
+        let (leading_start, comment_doc) =
+            leading_comments(def, src.as_bytes(), lines, &mut parents[r.tree]);
         let doc = r
             .doc
-            .map(|d| clean_doc(text_of(d, bytes)))
+            .map(|d| clean_doc(text_of(d, src)))
             .or(comment_doc)
             .filter(|d| !d.is_empty());
         symbols.push(Symbol {
-            name: collapse_ws(text_of(r.name, bytes), 120),
+            name: shown(r.name, src, 120),
             kind,
             container,
             parent: parent.map(|p| p as u32),
@@ -501,7 +587,7 @@ fn symbols(
         });
         stack.push(symbols.len() - 1);
     }
-    (symbols, ranges)
+    Some((symbols, ranges))
 }
 
 /// The bare name of a type as written where a member is defined outside it:
@@ -513,93 +599,205 @@ fn type_name(text: &str) -> String {
     collapse_ws(bare, 120)
 }
 
-/// The innermost symbol whose span contains `byte` (symbols are sorted outer-first).
-fn enclosing(symbols: &[Symbol], start: u32, end: u32) -> Option<u32> {
-    symbols
-        .iter()
-        .enumerate()
-        .rev()
-        .find(|(_, s)| s.span.start_byte <= start && end <= s.span.end_byte)
-        .map(|(i, _)| i as u32)
+/// The innermost symbol holding each of a run of ranges, asked in order of
+/// their start: one sweep over the symbols (sorted by start, outer first)
+/// rather than a search of them all per call.
+struct Enclosing<'s> {
+    symbols: &'s [Symbol],
+    /// The first symbol not yet seen.
+    next: usize,
+    /// Symbols seen that may still hold a range, their ends falling from the
+    /// bottom up.
+    open: Vec<u32>,
+}
+
+impl<'s> Enclosing<'s> {
+    fn new(symbols: &'s [Symbol]) -> Self {
+        Enclosing {
+            symbols,
+            next: 0,
+            open: Vec::new(),
+        }
+    }
+
+    /// The last symbol (in their order) with `start..end` inside it.
+    fn of(&mut self, start: u32, end: u32) -> Option<u32> {
+        let symbols = self.symbols;
+        let end_of = |i: &u32| symbols[*i as usize].span.end_byte;
+        while let Some(s) = symbols.get(self.next)
+            && s.span.start_byte <= start
+        {
+            // A symbol that ends no later than one after it never holds more.
+            while self
+                .open
+                .last()
+                .is_some_and(|t| end_of(t) <= s.span.end_byte)
+            {
+                self.open.pop();
+            }
+            self.open.push(self.next as u32);
+            self.next += 1;
+        }
+        // Nor does one that ended before this start: later ones start later.
+        while self.open.last().is_some_and(|t| end_of(t) < start) {
+            self.open.pop();
+        }
+        let holding = self.open.partition_point(|t| end_of(t) >= end);
+        holding.checked_sub(1).map(|i| self.open[i])
+    }
+}
+
+/// `@ignore` ranges sorted by start, with the furthest end reached so far.
+struct Ignored {
+    starts: Vec<usize>,
+    reach: Vec<usize>,
+}
+
+impl Ignored {
+    fn new(ranges: &[Range<usize>]) -> Self {
+        let mut sorted = ranges.to_vec();
+        sorted.sort_by_key(|r| r.start);
+        let reach = sorted
+            .iter()
+            .scan(0, |far, r| {
+                *far = r.end.max(*far);
+                Some(*far)
+            })
+            .collect();
+        Ignored {
+            starts: sorted.iter().map(|r| r.start).collect(),
+            reach,
+        }
+    }
+
+    /// Whether one of the ranges holds `call`.
+    fn holds(&self, call: Range<usize>) -> bool {
+        let before = self.starts.partition_point(|&s| s <= call.start);
+        before > 0 && self.reach[before - 1] >= call.end
+    }
 }
 
 fn calls(
     raw: Vec<RawCall>,
     ignored: &[Range<usize>],
-    bytes: &[u8],
+    src: &str,
     lines: &LineIndex,
     symbols: &[Symbol],
 ) -> Vec<CallSite> {
-    // (callee start, call)
-    let mut found: Vec<(usize, CallSite)> = raw
+    let ignored = Ignored::new(ignored);
+    let mut raw: Vec<RawCall> = raw
         .into_iter()
-        .filter(|r| !is_ignored(ignored, r.call.byte_range()))
-        .map(|r| {
-            let span = lines.span(r.call.start_byte() as u32, r.call.end_byte() as u32);
-            let call = CallSite {
-                callee: collapse_ws(text_of(r.callee, bytes), 120),
-                receiver: r
-                    .receiver
-                    .map(|n| collapse_ws(text_of(n, bytes), RECEIVER_CAP)),
-                caller: enclosing(symbols, span.start_byte, span.end_byte),
-                span,
-            };
-            (r.callee.start_byte(), call)
-        })
+        .filter(|r| !ignored.holds(r.call.byte_range()))
         .collect();
     // Source order; calls starting together (a chain `a().b()`) innermost first.
-    found.sort_by_key(|(callee, c)| (c.span.start_byte, c.span.end_byte, *callee));
-    found.into_iter().map(|(_, c)| c).collect()
+    raw.sort_by_key(|r| {
+        (
+            r.call.start_byte(),
+            r.call.end_byte(),
+            r.callee.start_byte(),
+        )
+    });
+    let mut callers = Enclosing::new(symbols);
+    raw.into_iter()
+        .map(|r| {
+            let span = lines.span(r.call.start_byte() as u32, r.call.end_byte() as u32);
+            CallSite {
+                callee: shown(r.callee, src, 120),
+                receiver: r.receiver.map(|n| shown(n, src, RECEIVER_CAP)),
+                caller: callers.of(span.start_byte, span.end_byte),
+                span,
+            }
+        })
+        .collect()
 }
 
-fn is_ignored(ignored: &[Range<usize>], call: Range<usize>) -> bool {
-    ignored
-        .iter()
-        .any(|r| r.start <= call.start && call.end <= r.end)
+/// The imports of one statement found so far, by index among all imports,
+/// to find the one a match joins without a search of them all.
+#[derive(Default)]
+struct StatementImports {
+    first: Option<usize>,
+    by_source: HashMap<String, usize>,
+    /// Those without a source yet.
+    unsourced: BTreeSet<usize>,
 }
 
-fn imports(raw: Vec<RawImport>, bytes: &[u8], lines: &LineIndex) -> Vec<Import> {
-    let mut found: Vec<(usize, Import)> = Vec::new();
+impl StatementImports {
+    /// The first import that a match with `source` joins: one with the same
+    /// source, or either without one.
+    fn joined(&self, source: &str) -> Option<usize> {
+        if source.is_empty() {
+            return self.first;
+        }
+        let same = self.by_source.get(source).copied();
+        same.into_iter()
+            .chain(self.unsourced.first().copied())
+            .min()
+    }
+
+    fn add(&mut self, i: usize, source: &str) {
+        self.first.get_or_insert(i);
+        if source.is_empty() {
+            self.unsourced.insert(i);
+        } else {
+            self.by_source.entry(source.to_string()).or_insert(i);
+        }
+    }
+
+    /// Import `i`, without a source so far, takes `source`.
+    fn sourced(&mut self, i: usize, source: &str) {
+        self.unsourced.remove(&i);
+        let first = self.by_source.entry(source.to_string()).or_insert(i);
+        *first = (*first).min(i);
+    }
+}
+
+fn imports(raw: Vec<RawImport>, src: &str, lines: &LineIndex) -> Vec<Import> {
+    // Each import with the set of its names, made when a second match joins it.
+    let mut found: Vec<(Import, Option<HashSet<String>>)> = Vec::new();
+    let mut statements: HashMap<usize, StatementImports> = HashMap::new();
     for r in raw {
-        let source = source_text(&r.sources, bytes);
-        let id = r.stmt.id();
+        let source = source_text(&r.sources, src);
         // Matches of one statement merge per source: `from x import a, b` is one
         // import, `import os, sys` two. A match without a source joins any.
-        let same = |(n, i): &&mut (usize, Import)| {
-            *n == id && (i.source == source || i.source.is_empty() || source.is_empty())
-        };
-        if let Some((_, existing)) = found.iter_mut().find(same) {
-            if existing.source.is_empty() {
-                existing.source = source;
-            }
-            for n in r.names {
-                if !existing.names.contains(&n) {
-                    existing.names.push(n);
-                }
-            }
+        let statement = statements.entry(r.stmt.id()).or_default();
+        let Some(i) = statement.joined(&source) else {
+            statement.add(found.len(), &source);
+            let span = lines.span(r.stmt.start_byte() as u32, r.stmt.end_byte() as u32);
+            let names = r.names;
+            found.push((
+                Import {
+                    source,
+                    names,
+                    span,
+                },
+                None,
+            ));
             continue;
+        };
+        let (existing, names) = &mut found[i];
+        if existing.source.is_empty() && !source.is_empty() {
+            statement.sourced(i, &source);
+            existing.source = source;
         }
-        found.push((
-            id,
-            Import {
-                source,
-                names: r.names,
-                span: lines.span(r.stmt.start_byte() as u32, r.stmt.end_byte() as u32),
-            },
-        ));
+        let names = names.get_or_insert_with(|| existing.names.iter().cloned().collect());
+        for n in r.names {
+            if names.insert(n.clone()) {
+                existing.names.push(n);
+            }
+        }
     }
-    found.sort_by_key(|(_, i)| i.span.start_byte);
-    found.into_iter().map(|(_, i)| i).collect()
+    found.sort_by_key(|(i, _)| i.span.start_byte);
+    found.into_iter().map(|(i, _)| i).collect()
 }
 
 /// The text from the first `@source` capture to the last, without quotes.
-fn source_text(sources: &[Node], bytes: &[u8]) -> String {
+fn source_text(sources: &[Node], src: &str) -> String {
     let start = sources.iter().map(|n| n.start_byte()).min();
     let end = sources.iter().map(|n| n.end_byte()).max();
     let (Some(start), Some(end)) = (start, end) else {
         return String::new();
     };
-    std::str::from_utf8(&bytes[start..end])
+    src.get(start..end)
         .unwrap_or("")
         .trim_matches(['"', '\'', '`', '<', '>'])
         .to_string()
@@ -639,10 +837,13 @@ mod tests {
     /// The 1-based line where a symbol's chunk may start, and its doc.
     fn leading(lang: Language, src: &str, name: &str) -> (u32, Option<String>) {
         let q = registry::queries(lang).unwrap();
-        let tree = parse(lang, q, src, &[], Instant::now() + PARSE_DEADLINE).unwrap();
+        let budget = Budget::start();
+        let tree = parse(lang, q, src, &[], budget.deadline()).unwrap();
         let lines = LineIndex::new(src);
-        let found = run_queries(q, tree.root_node(), src.as_bytes());
-        let (symbols, ranges) = symbols(found.symbols, src.as_bytes(), &lines);
+        let mut found = Found::default();
+        let root = tree.root_node();
+        run_queries(q, root, 0, src, budget, &mut found).unwrap();
+        let (symbols, ranges) = symbols(found.symbols, &[root], src, &lines, budget).unwrap();
         let i = symbols.iter().position(|s| s.name == name).unwrap();
         (
             lines.line0(ranges[i].leading_start) + 1,
@@ -842,6 +1043,51 @@ mod tests {
         );
         // `#kind?` keeps operator functions out.
         assert!(file.symbols.iter().all(|s| s.name != "=="));
+    }
+
+    #[test]
+    fn collapsing_stops_at_the_cap_as_whole_words_did() {
+        // What collapsing gave when it pushed whole words.
+        fn by_words(text: &str, cap: usize) -> String {
+            let mut out = String::new();
+            for word in text.split_whitespace() {
+                if !out.is_empty() {
+                    out.push(' ');
+                }
+                out.push_str(word);
+                if out.len() > cap {
+                    let mut cut = cap;
+                    while !out.is_char_boundary(cut) {
+                        cut -= 1;
+                    }
+                    out.truncate(cut);
+                    out.push('…');
+                    break;
+                }
+            }
+            out
+        }
+        let texts = [
+            "",
+            "   ",
+            " a  b\tc\n",
+            "abcdef",
+            "ab cd",
+            "ab  cd ef",
+            "é é é",
+            "aé\u{a0}bé",
+            "fn  f(\n    a: u8,\n) ",
+            "xxxxxxxxxx yyyyyyyyyy",
+        ];
+        for text in texts {
+            for cap in 0..12 {
+                assert_eq!(
+                    collapse_ws(text, cap),
+                    by_words(text, cap),
+                    "{text:?} {cap}"
+                );
+            }
+        }
     }
 
     #[test]

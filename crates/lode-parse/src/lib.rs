@@ -22,11 +22,13 @@
 //! assert_eq!(file.imports[0].source, "os");
 //! ```
 
+mod bound;
 mod chunk;
 mod doc;
 mod extract;
 mod lines;
 mod macro_items;
+mod parents;
 mod registry;
 mod text;
 
@@ -42,8 +44,9 @@ pub const EXTRACT_VERSION: u32 = 4;
 
 /// Extracts symbols, calls, imports and chunks from a file's text.
 ///
-/// Never fails: a file whose grammar cannot parse it is chunked as text and
-/// flagged `parse_failed`.
+/// Never fails: a file whose grammar cannot parse it in time, or whose
+/// extraction would run past its deadline or caps (a tree too deep, too many
+/// matches or symbols), is chunked as text and flagged `parse_failed`.
 pub fn extract(lang: Language, source: &str) -> FileExtract {
     let lines = LineIndex::new(source);
     match lang {
@@ -87,7 +90,8 @@ pub mod bench {
 
     /// [`crate::extract`] for a code language, with the time of each phase
     /// (`lines`, `parse`, then the extraction phases in order) on `clock`.
-    /// `None` when the language has no grammar or parsing failed.
+    /// `None` when the language has no grammar, or parsing or the extraction
+    /// ran past its bounds.
     pub fn extract_timed(
         lang: Language,
         source: &str,

@@ -27,26 +27,31 @@ pub(crate) struct MacroBody {
 /// function body, where `vec![…]` or `quote! { fn f() {} }` are expressions.
 pub(crate) fn item_bodies(root: Node, bytes: &[u8]) -> Vec<MacroBody> {
     let mut out = Vec::new();
-    walk_items(root, bytes, &mut out);
-    out
-}
-
-fn walk_items(list: Node, bytes: &[u8], out: &mut Vec<MacroBody>) {
-    let mut cursor = list.walk();
-    for item in list.named_children(&mut cursor) {
+    // Items in file order, each module's before the next item: a stack, not
+    // recursion, as modules may nest as deep as the tree goes.
+    let mut pending = children_reversed(root);
+    while let Some(item) = pending.pop() {
         // `name!(…);` is a statement round an invocation.
         let call = match item.kind() {
             "expression_statement" => item.named_child(0),
             _ => Some(item),
         };
         if let Some(call) = call.filter(|c| c.kind() == "macro_invocation") {
-            invocation_bodies(call, bytes, out);
+            invocation_bodies(call, bytes, &mut out);
         } else if let Some(body) = item.child_by_field_name("body")
             && body.kind() == "declaration_list"
         {
-            walk_items(body, bytes, out);
+            pending.extend(children_reversed(body));
         }
     }
+    out
+}
+
+fn children_reversed(list: Node) -> Vec<Node> {
+    let mut cursor = list.walk();
+    let mut items: Vec<Node> = list.named_children(&mut cursor).collect();
+    items.reverse();
+    items
 }
 
 fn invocation_bodies(call: Node, bytes: &[u8], out: &mut Vec<MacroBody>) {

@@ -6,6 +6,8 @@ use std::sync::OnceLock;
 use lode_core::{Language, SymbolKind};
 use tree_sitter::{Query, QueryCapture, QueryPredicateArg};
 
+use crate::parents::Parents;
+
 /// Decides the language of a file from its name and, failing that, its first line.
 ///
 /// `head` is the start of the file (a few hundred bytes are enough). Files
@@ -277,15 +279,19 @@ impl LangQueries {
     }
 
     /// Whether a match passes its pattern's `#has-parent?` and `#kind?` predicates.
-    pub fn checks_ok(&self, pattern: usize, captures: &[QueryCapture]) -> bool {
+    pub(crate) fn checks_ok<'t>(
+        &self,
+        pattern: usize,
+        captures: &[QueryCapture<'t>],
+        parents: &mut Parents<'t>,
+    ) -> bool {
         self.checks[pattern].iter().all(|check| {
             captures
                 .iter()
                 .filter(|c| c.index == check.capture)
                 .all(|c| match check.of {
-                    Of::Parent => c
-                        .node
-                        .parent()
+                    Of::Parent => parents
+                        .of(c.node)
                         .is_some_and(|p| check.kinds.contains(&p.kind_id())),
                     Of::Node => check.kinds.contains(&c.node.kind_id()),
                 })

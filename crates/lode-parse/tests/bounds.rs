@@ -47,6 +47,7 @@ static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
 fn extract_bounded(lang: Language, src: String) -> FileExtract {
     let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let (tx, rx) = mpsc::channel();
+    let len = src.len();
     let started = Instant::now();
     std::thread::Builder::new()
         .stack_size(STACK)
@@ -57,7 +58,12 @@ fn extract_bounded(lang: Language, src: String) -> FileExtract {
     let file = rx
         .recv_timeout(LIMIT)
         .unwrap_or_else(|_| panic!("{lang} still extracting after {LIMIT:?}"));
-    eprintln!("{lang}: {:?}", started.elapsed());
+    eprintln!(
+        "{lang}, {} bytes: {:?}, parse_failed={}",
+        len,
+        started.elapsed(),
+        file.parse_failed
+    );
     file
 }
 
