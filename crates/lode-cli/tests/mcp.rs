@@ -705,7 +705,7 @@ async fn callers_and_show_answer_from_the_call_graph() {
         json!({"symbol": "apply_discount", "direction": "up"}),
     )
     .await;
-    assert_eq!(error_code(&r), "lode.bad_query");
+    assert_eq!(error_code(&r), "lode.bad_argument");
     client.cancel().await.unwrap();
 }
 

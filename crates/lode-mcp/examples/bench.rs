@@ -32,21 +32,9 @@ use rmcp::service::{RoleClient, RunningService};
 use rmcp::transport::TokioChildProcess;
 use serde_json::{Value, json};
 
-/// Identifier and sentence queries, as an agent would send them.
-const QUERIES: &[&str] = &[
-    "spawn_blocking",
-    "JoinHandle",
-    "TcpListener accept",
-    "Runtime block_on",
-    "how are timers scheduled",
-    "bounded channel send waits for capacity",
-    "cooperative scheduling budget",
-    "read into a buffer until EOF",
-    "Semaphore acquire",
-    "shutdown of the runtime",
-];
+mod common;
 
-const PATTERNS: &[&str] = &["fn spawn_blocking", r"impl\s+Drop\s+for", "TODO"];
+use common::{PATTERNS, QUERIES};
 
 type Client = RunningService<RoleClient, ()>;
 

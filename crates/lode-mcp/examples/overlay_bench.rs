@@ -20,20 +20,9 @@ use lode_index::{BuildOptions, IndexLocation};
 use lode_mcp::{Options, Server};
 use serde_json::{Value, json};
 
-const QUERIES: &[&str] = &[
-    "spawn_blocking",
-    "JoinHandle",
-    "TcpListener accept",
-    "Runtime block_on",
-    "how are timers scheduled",
-    "bounded channel send waits for capacity",
-    "cooperative scheduling budget",
-    "read into a buffer until EOF",
-    "Semaphore acquire",
-    "shutdown of the runtime",
-];
+mod common;
 
-const PATTERNS: &[&str] = &["fn spawn_blocking", r"impl\s+Drop\s+for", "TODO"];
+use common::{PATTERNS, QUERIES};
 
 fn stats(name: &str, mut ms: Vec<f64>) {
     ms.sort_by(f64::total_cmp);

@@ -35,36 +35,53 @@ impl Answer {
 }
 
 /// An engine's answer seen as a list of items that can be cut from the end
-/// (hits, lines, symbols), so that it fits a cap.
-pub trait Items: Sized {
-    /// The command name of the JSON envelope.
-    const COMMAND: &'static str;
+/// (hits, lines, symbols), so that it fits a cap. A tool says how to count,
+/// cut and render its answer; [`capped`] chooses how many items to keep and
+/// counts what is left out.
+pub trait Items: Clone {
     /// What an item is called in the `…[N more UNIT — …]` tail.
     const UNIT: &'static str;
     /// Items shown.
     fn len(&self) -> usize;
-    /// The answer with only its first `n` items; those cut count as omitted.
-    fn keep(&self, n: usize) -> Self;
-    /// Items left out, by the engine's own limit or by [`Items::keep`].
-    fn omitted(&self) -> usize;
-    /// The compact text of the items shown, without a tail.
-    fn text(&self) -> String;
+    /// Keeps only the first `n` items.
+    fn truncate(&mut self, n: usize);
+    /// Items the engine left out by its own limit, before any cut.
+    fn left_out(&self) -> usize {
+        0
+    }
+    /// The compact text of the items shown, without the tail; `omitted`
+    /// counts every item left out, by the engine or by the cut.
+    fn text(&self, omitted: usize) -> String;
     /// What the text says when there is nothing to show (by default, the text).
-    fn empty_text(&self) -> String {
-        self.text()
+    fn empty_text(&self) -> Option<&'static str> {
+        None
     }
     /// The JSON body (without the envelope), with its count of omitted items.
-    fn body(&self) -> Value;
+    fn body(&self, omitted: usize) -> Value;
 }
 
 /// The longest prefix of `full` whose text and JSON (each with notes and
-/// tail) are at most `max_chars` characters.
-pub fn capped<T: Items>(full: &T, notes: &[String], max_chars: usize) -> Answer {
+/// tail) are at most `max_chars` characters; `command` names the answer in
+/// the JSON envelope.
+pub fn capped<T: Items>(
+    command: &'static str,
+    full: &T,
+    notes: &[String],
+    max_chars: usize,
+) -> Answer {
     lode_index::diagnostics::note_hits(full.len());
     let fits = |a: &Answer| {
         a.text.chars().count() <= max_chars && a.json.to_string().chars().count() <= max_chars
     };
-    let whole = assemble(full, notes);
+    let assemble = |n: usize| {
+        let mut kept = full.clone();
+        if n < full.len() {
+            kept.truncate(n);
+        }
+        let omitted = full.left_out() + full.len() - kept.len();
+        assemble(command, &kept, omitted, notes)
+    };
+    let whole = assemble(full.len());
     if fits(&whole) {
         return whole;
     }
@@ -72,25 +89,23 @@ pub fn capped<T: Items>(full: &T, notes: &[String], max_chars: usize) -> Answer 
     let (mut lo, mut hi) = (0, full.len());
     while lo < hi {
         let mid = (lo + hi).div_ceil(2);
-        if fits(&assemble(&full.keep(mid), notes)) {
+        if fits(&assemble(mid)) {
             lo = mid;
         } else {
             hi = mid - 1;
         }
     }
-    assemble(&full.keep(lo), notes)
+    assemble(lo)
 }
 
-fn assemble<T: Items>(a: &T, notes: &[String]) -> Answer {
-    let mut text = if a.len() == 0 && a.omitted() == 0 {
-        a.empty_text()
-    } else {
-        a.text()
+fn assemble<T: Items>(command: &'static str, a: &T, omitted: usize, notes: &[String]) -> Answer {
+    let mut text = match a.empty_text() {
+        Some(empty) if a.len() == 0 && omitted == 0 => empty.to_string(),
+        _ => a.text(omitted),
     };
-    if a.omitted() > 0 {
+    if omitted > 0 {
         text.push_str(&format!(
-            "…[{} more {} — narrow the query]\n",
-            a.omitted(),
+            "…[{omitted} more {} — narrow the query]\n",
             T::UNIT
         ));
     }
@@ -99,10 +114,10 @@ fn assemble<T: Items>(a: &T, notes: &[String]) -> Answer {
     }
     // The repository's text stays data: no control character reaches the host.
     let text = lode_core::shown::text(&text).into_owned();
-    let body = a.body();
+    let body = a.body(omitted);
     let env = lode_search::render::Envelope {
         schema_version: lode_search::JSON_SCHEMA_VERSION,
-        command: T::COMMAND,
+        command,
         notes: notes.to_vec(),
         body: &body,
     };
@@ -115,34 +130,32 @@ mod tests {
     use super::*;
 
     /// Numbered lines of 10 characters.
+    #[derive(Clone)]
     struct Lines {
         shown: usize,
+        /// Left out by the engine.
         omitted: usize,
     }
 
     impl Items for Lines {
-        const COMMAND: &'static str = "test";
         const UNIT: &'static str = "lines";
         fn len(&self) -> usize {
             self.shown
         }
-        fn keep(&self, n: usize) -> Lines {
-            Lines {
-                shown: n,
-                omitted: self.omitted + self.shown - n,
-            }
+        fn truncate(&mut self, n: usize) {
+            self.shown = n;
         }
-        fn omitted(&self) -> usize {
+        fn left_out(&self) -> usize {
             self.omitted
         }
-        fn text(&self) -> String {
+        fn text(&self, _omitted: usize) -> String {
             (0..self.shown).map(|i| format!("line {i:04}\n")).collect()
         }
-        fn empty_text(&self) -> String {
-            "nothing\n".into()
+        fn empty_text(&self) -> Option<&'static str> {
+            Some("nothing\n")
         }
-        fn body(&self) -> Value {
-            json!({"lines": (0..self.shown).collect::<Vec<_>>(), "omitted": self.omitted})
+        fn body(&self, omitted: usize) -> Value {
+            json!({"lines": (0..self.shown).collect::<Vec<_>>(), "omitted": omitted})
         }
     }
 
@@ -152,7 +165,7 @@ mod tests {
             shown: 1000,
             omitted: 0,
         };
-        let a = capped(&full, &[], 500);
+        let a = capped("test", &full, &[], 500);
         assert!(a.text.chars().count() <= 500, "{}", a.text.len());
         assert!(a.json.to_string().len() <= 500);
         let kept = a.text.lines().filter(|l| l.starts_with("line")).count();
@@ -176,10 +189,11 @@ mod tests {
             shown: 2,
             omitted: 0,
         };
-        let a = capped(&full, &["indexed 2 files".into()], 12_000);
+        let a = capped("test", &full, &["indexed 2 files".into()], 12_000);
         assert_eq!(a.text, "line 0000\nline 0001\nnote: indexed 2 files\n");
         assert_eq!(a.json["notes"][0], "indexed 2 files");
         let none = capped(
+            "test",
             &Lines {
                 shown: 0,
                 omitted: 0,
@@ -188,6 +202,24 @@ mod tests {
             100,
         );
         assert_eq!(none.text, "nothing\n");
+        // What the engine left out counts with what the cap cuts.
+        let some_left = Lines {
+            shown: 1000,
+            omitted: 7,
+        };
+        let a = capped("test", &some_left, &[], 500);
+        let kept = a.text.lines().filter(|l| l.starts_with("line")).count();
+        assert_eq!(a.json["omitted"], 1007 - kept);
+        let a = capped(
+            "test",
+            &Lines {
+                shown: 0,
+                omitted: 3,
+            },
+            &[],
+            500,
+        );
+        assert_eq!(a.text, "…[3 more lines — narrow the query]\n");
     }
 
     #[test]

@@ -15,13 +15,17 @@
 //!   A build commits before its chunks are embedded; the embedding phase
 //!   (`lode_index::embed`) then runs on a thread of the repository, and calls
 //!   meanwhile answer from the chunks embedded so far, saying so.
-//! - [`TOOLS`] lists the tools. A [`ToolDef`] is a name, a description, an
-//!   input schema and a function from [`Call`] to [`Answer`]; adding a tool is
-//!   one module and one line in that list.
+//! - [`TOOLS`] lists the tools. A [`ToolDef`] is a name, a description, its
+//!   [`Arg`]s (the input schema is made from them, and the tool reads each
+//!   argument through its `Arg`, so bounds and choices are stated once) and
+//!   a function from [`Call`] to [`Answer`]; adding a tool is one module and
+//!   one line in that list.
 //! - An [`Answer`] is the compact text the CLI prints plus the JSON of
 //!   `--json` (`docs/json.md`) as `structuredContent`, both cut to
-//!   [`Options::max_chars`] with an `…[N more — narrow the query]` tail. A
-//!   failure is a tool result with `isError` and a stable code ([`ToolError`]).
+//!   [`Options::max_chars`] with an `…[N more — narrow the query]` tail: a
+//!   tool says how to count, cut and render its answer (the `Items` trait)
+//!   and one function keeps the longest prefix that fits. A failure is a tool
+//!   result with `isError` and a stable code ([`ToolError`]).
 //! - `search`, `grep`, `outline`, `callers` and `show` take an `overlay`
 //!   (files not on disk, `{path: content | null}`) as an argument or as
 //!   `_meta.overlay`; it is parsed once per distinct overlay and put over the
@@ -65,7 +69,7 @@ pub use answer::Answer;
 pub use error::ToolError;
 pub use repos::{Repo, Repos, Target};
 pub use server::{Server, serve_stdio};
-pub use tools::{Call, TOOLS, ToolDef};
+pub use tools::{Arg, Call, Kind, TOOLS, ToolDef};
 
 use std::path::PathBuf;
 

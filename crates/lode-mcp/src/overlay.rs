@@ -14,7 +14,7 @@ use crate::ToolError;
 use crate::answer::Items;
 use crate::args::JsonObject;
 use crate::repos::{Repos, Target};
-use crate::tools::Call;
+use crate::tools::{Arg, Call};
 
 /// The argument's name, and the `_meta` key of the out-of-band form.
 pub const KEY: &str = "overlay";
@@ -28,14 +28,14 @@ pub fn property() -> Value {
 /// an error when the arguments carry one too. Other tools ignore it: a host
 /// may send it with every call.
 pub fn from_meta(
-    tool_args: &[&str],
+    tool_args: &[Arg],
     arguments: &mut JsonObject,
     meta: Option<&Value>,
 ) -> Result<(), ToolError> {
     let Some(meta) = meta.filter(|v| !v.is_null()) else {
         return Ok(());
     };
-    if !tool_args.contains(&KEY) {
+    if !tool_args.iter().any(|a| a.name == KEY) {
         return Ok(());
     }
     if arguments.get(KEY).is_some_and(|v| !v.is_null()) {
@@ -126,40 +126,37 @@ pub fn notes(staged: Option<&Staged>, mut notes: Vec<String>) -> Vec<String> {
 }
 
 /// An answer with the overlay it was computed over (`"overlay"` in its JSON).
+#[derive(Clone)]
 pub struct WithOverlay<'a, T> {
     pub items: T,
     pub staged: Option<&'a Staged>,
 }
 
 impl<T: Items> Items for WithOverlay<'_, T> {
-    const COMMAND: &'static str = T::COMMAND;
     const UNIT: &'static str = T::UNIT;
 
     fn len(&self) -> usize {
         self.items.len()
     }
 
-    fn keep(&self, n: usize) -> Self {
-        WithOverlay {
-            items: self.items.keep(n),
-            staged: self.staged,
-        }
+    fn truncate(&mut self, n: usize) {
+        self.items.truncate(n);
     }
 
-    fn omitted(&self) -> usize {
-        self.items.omitted()
+    fn left_out(&self) -> usize {
+        self.items.left_out()
     }
 
-    fn text(&self) -> String {
-        self.items.text()
+    fn text(&self, omitted: usize) -> String {
+        self.items.text(omitted)
     }
 
-    fn empty_text(&self) -> String {
+    fn empty_text(&self) -> Option<&'static str> {
         self.items.empty_text()
     }
 
-    fn body(&self) -> Value {
-        let mut body = self.items.body();
+    fn body(&self, omitted: usize) -> Value {
+        let mut body = self.items.body(omitted);
         if let Some(s) = self.staged {
             body[KEY] = serde_json::to_value(&s.info).unwrap_or(Value::Null);
         }
@@ -170,16 +167,20 @@ impl<T: Items> Items for WithOverlay<'_, T> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tools::Kind;
+
+    const QUERY: Arg = Arg::new("query", Kind::Text(None));
+    const OVERLAY: Arg = Arg::new(KEY, Kind::Overlay);
 
     #[test]
     fn meta_moves_into_the_arguments_of_tools_that_take_it() {
         let ov = json!({"a.py": "x"});
         let mut args = JsonObject::new();
-        from_meta(&["query", KEY], &mut args, Some(&ov)).unwrap();
+        from_meta(&[QUERY, OVERLAY], &mut args, Some(&ov)).unwrap();
         assert_eq!(args[KEY], ov);
 
         let mut args = JsonObject::new();
-        from_meta(&["query"], &mut args, Some(&ov)).unwrap();
+        from_meta(&[QUERY], &mut args, Some(&ov)).unwrap();
         assert!(
             args.is_empty(),
             "a tool without overlays ignores _meta.overlay"
@@ -187,7 +188,7 @@ mod tests {
 
         let mut args = JsonObject::new();
         args.insert(KEY.into(), json!({"b.py": null}));
-        let e = from_meta(&["query", KEY], &mut args, Some(&ov)).unwrap_err();
+        let e = from_meta(&[QUERY, OVERLAY], &mut args, Some(&ov)).unwrap_err();
         assert_eq!(e.code, "lode.bad_overlay");
         assert!(e.message.contains("given twice"), "{}", e.message);
     }

@@ -40,7 +40,7 @@ impl Server {
         let tools = TOOLS
             .iter()
             .map(|t| {
-                let schema = match (t.schema)(&repos) {
+                let schema = match t.schema(&repos) {
                     serde_json::Value::Object(o) => o,
                     _ => JsonObject::new(),
                 };

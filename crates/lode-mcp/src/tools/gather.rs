@@ -3,12 +3,28 @@
 use std::sync::OnceLock;
 
 use lode_gather::{GatherInput, Gathered, Gatherer, GraphState};
-use lode_search::{SearchOptions, SearchResults, render};
-use serde_json::{Value, json};
+use lode_search::{SearchResults, render};
+use serde_json::Value;
 
-use super::{Call, ToolDef, lang_property, path_property};
-use crate::answer::{Items, capped};
-use crate::{Answer, Repos, ToolError};
+use super::{Arg, Call, Kind, LANG, QUERY, Scope, TOP_K, ToolDef};
+use crate::answer::Items;
+use crate::{Answer, ToolError};
+
+const CONTEXT: Arg = Arg::new(
+    "context",
+    Kind::Text(Some(
+        "The text that led to the search (its last 6,000 characters are used)",
+    )),
+);
+const MAX_TOKENS: Arg = Arg::new(
+    "max_tokens",
+    Kind::Int {
+        min: 100,
+        max: 8000,
+        description: "Budget for the related code (default 2,000)",
+    },
+);
+const PATH: Arg = Arg::new("path", Kind::Path("Only results under this path"));
 
 pub const TOOL: ToolDef = ToolDef {
     name: "gather",
@@ -16,63 +32,36 @@ pub const TOOL: ToolDef = ToolDef {
                   graph, bodies cut to a token budget. Use when the hits alone are not \
                   enough; context is the text that led to the search. At most {cap} \
                   characters.",
-    args: &["query", "context", "max_tokens", "path", "lang", "top_k"],
-    schema,
+    args: &[QUERY, CONTEXT, MAX_TOKENS, PATH, LANG, TOP_K],
     run,
 };
-
-fn schema(repos: &Repos) -> Value {
-    json!({
-        "type": "object",
-        "properties": {
-            "query": {"type": "string"},
-            "context": {"type": "string", "description": "The text that led to the search (its last 6,000 characters are used)"},
-            "max_tokens": {"type": "integer", "minimum": 100, "maximum": 8000, "description": "Budget for the related code (default 2,000)"},
-            "path": path_property(repos, "Only results under this path"),
-            "lang": lang_property(),
-            "top_k": {"type": "integer", "minimum": 1, "maximum": 50, "description": "Hits (default 10)"},
-        },
-        "required": ["query"],
-        "additionalProperties": false,
-    })
-}
 
 /// One per process, so that its decision and graph caches serve every call.
 static GATHERER: OnceLock<(Gatherer, Option<String>)> = OnceLock::new();
 
 fn run(call: Call) -> Result<Answer, ToolError> {
     let a = call.args()?;
-    let query = a.required_string("query")?;
-    if query.trim().is_empty() {
-        return Err(lode_core::Error::BadQuery("empty query".into()).into());
-    }
+    let query = super::query_text(&a)?;
     // The trace may be long; only its tail is used (a longer argument is refused by Args).
-    let context = a.string("context")?;
-    let max_tokens = a.int("max_tokens", 100, 8000)?.map(|n| n as usize);
-    let top_k = a.int("top_k", 1, 50)?.unwrap_or(10) as usize;
-    let langs: Vec<String> = a.string("lang")?.into_iter().collect();
-    let target = call.repos.resolve(a.string("path")?.as_deref())?;
-    let opts = SearchOptions {
-        top_k,
-        filter: lode_search::filter(target.rel, &langs)?,
-        ..SearchOptions::default()
-    };
+    let context = a.string(&CONTEXT)?;
+    let max_tokens = a.int(&MAX_TOKENS)?.map(|n| n as usize);
+    let scope = Scope::of(&call, a.string(&PATH)?.as_deref())?;
+    let opts = super::search_options(&a, scope.rel())?;
     let (gatherer, config_note) =
         GATHERER.get_or_init(|| Gatherer::from_config(call.repos.config()));
-    let (((results, gathered), dense_notes), mut notes) =
-        call.repos.query(target.repo, |index| {
-            let results = lode_search::search(index, &query, &opts)?;
-            // The query runs on the state the freshness check just settled: its graph is ready.
-            let input = GatherInput {
-                query: &query,
-                trace: context.as_deref(),
-                max_tokens,
-                graph: GraphState::Ready,
-            };
-            let gathered = gatherer.gather(index, &results, &input);
-            let notes = super::search_notes(index, &results);
-            Ok(((results, gathered), notes))
-        })?;
+    let (((results, gathered), dense_notes), mut notes) = scope.query(&call, |index| {
+        let results = lode_search::search(index, &query, &opts)?;
+        // The query runs on the state the freshness check just settled: its graph is ready.
+        let input = GatherInput {
+            query: &query,
+            trace: context.as_deref(),
+            max_tokens,
+            graph: GraphState::Ready,
+        };
+        let gathered = gatherer.gather(index, &results, &input);
+        let notes = super::search_notes(index, &results);
+        Ok(((results, gathered), notes))
+    })?;
     // A partial or lexical-only dense side, as `search` says it.
     notes.extend(dense_notes);
     notes.extend(config_note.iter().cloned());
@@ -82,61 +71,40 @@ fn run(call: Call) -> Result<Answer, ToolError> {
     for cause in &gathered.fallback {
         lode_index::diagnostics::note_fallback(&format!("gather:{cause}"));
     }
-    Ok(capped(
-        &Pack {
-            results,
-            gathered,
-            omitted: 0,
-        },
-        &notes,
-        call.max_chars,
-    ))
+    Ok(scope.answer(&call, Pack { results, gathered }, notes))
 }
 
 /// Items are the hits, then the related nodes; the related nodes are cut first.
+#[derive(Clone)]
 struct Pack {
     results: SearchResults,
     gathered: Gathered,
-    omitted: usize,
 }
 
 impl Items for Pack {
-    const COMMAND: &'static str = "gather";
     const UNIT: &'static str = "hits or related symbols";
 
     fn len(&self) -> usize {
         self.results.hits.len() + self.gathered.nodes.len()
     }
 
-    fn keep(&self, n: usize) -> Pack {
-        let mut results = self.results.clone();
-        let mut gathered = self.gathered.clone();
-        let hits = n.min(results.hits.len());
-        results.hits.truncate(hits);
-        gathered.nodes.truncate(n - hits);
-        let kept = results.hits.len() + gathered.nodes.len();
-        Pack {
-            results,
-            gathered,
-            omitted: self.omitted + self.len() - kept,
-        }
+    fn truncate(&mut self, n: usize) {
+        let hits = n.min(self.results.hits.len());
+        self.results.hits.truncate(hits);
+        self.gathered.nodes.truncate(n - hits);
     }
 
-    fn omitted(&self) -> usize {
-        self.omitted
-    }
-
-    fn text(&self) -> String {
+    fn text(&self, _omitted: usize) -> String {
         let mut text = render::search_text(&self.results);
         text.push('\n');
         text.push_str(&lode_gather::render::gathered_text(&self.gathered));
         text
     }
 
-    fn body(&self) -> Value {
+    fn body(&self, omitted: usize) -> Value {
         let mut body = serde_json::to_value(&self.results).unwrap_or(Value::Null);
         body["gather"] = serde_json::to_value(&self.gathered).unwrap_or(Value::Null);
-        body["omitted_items"] = self.omitted.into();
+        body["omitted_items"] = omitted.into();
         body
     }
 }

@@ -1,66 +1,46 @@
 //! `outline`: a file's symbols as a tree, or a directory's files compactly.
 
 use lode_search::{DirOutline, Outline, OutlineNode, render};
-use serde_json::{Value, json};
+use serde_json::Value;
 
-use super::{Call, ToolDef, overlay_property, path_property};
-use crate::answer::{Items, capped};
-use crate::overlay::{self, WithOverlay};
-use crate::{Answer, Repos, ToolError};
+use super::{Arg, Call, Kind, OVERLAY, Scope, ToolDef};
+use crate::answer::Items;
+use crate::{Answer, ToolError};
+
+const PATH: Arg = Arg::new("path", Kind::Path("A file or directory")).required();
 
 pub const TOOL: ToolDef = ToolDef {
     name: "outline",
     description: "A file's symbols as a tree (kind, signature, line span), or a directory's, \
                   compactly. Use to see structure before reading. At most {cap} characters.",
-    args: &["path", "overlay"],
-    schema,
+    args: &[PATH, OVERLAY],
     run,
 };
 
-fn schema(repos: &Repos) -> Value {
-    json!({
-        "type": "object",
-        "properties": {"path": path_property(repos, "A file or directory"), "overlay": overlay_property()},
-        "required": ["path"],
-        "additionalProperties": false,
-    })
-}
+/// The most symbols a directory's outline reads before the cap cuts it.
+const DIR_SYMBOLS: usize = 400;
 
 fn run(call: Call) -> Result<Answer, ToolError> {
     let a = call.args()?;
-    let path = a.required_string("path")?;
-    let ov = overlay::argument(&call)?;
-    let target = overlay::resolve(call.repos, Some(&path), ov.as_ref())?;
-    if target.is_dir {
-        return outline_dir(&call, target.repo, target.rel.unwrap_or_default());
+    let path = a.required_string(&PATH)?;
+    let scope = Scope::of(&call, Some(&path))?;
+    let rel = scope.rel().unwrap_or_default();
+    if scope.target.is_dir {
+        let (outline, notes) = scope.query(&call, |index| {
+            lode_search::outline_dir(index, &rel, DIR_SYMBOLS)
+        })?;
+        return Ok(scope.answer(&call, Files(outline), notes));
     }
-    let Some(rel) = target.rel else {
+    if scope.target.rel.is_none() {
         return Err(lode_core::Error::NotAFile(path.into()).into());
-    };
-    let staged = overlay::stage(call.repos, target.repo, ov)?;
-    let (outline, notes) = call.repos.query(target.repo, |index| {
-        let _over = overlay::over(index, staged.as_ref())?;
-        lode_search::outline(index, &rel)
-    })?;
-    let items = Symbols {
-        outline,
-        omitted: 0,
-    };
-    Ok(capped(
-        &WithOverlay {
-            items,
-            staged: staged.as_ref(),
-        },
-        &overlay::notes(staged.as_ref(), notes),
-        call.max_chars,
-    ))
+    }
+    let (outline, notes) = scope.query(&call, |index| lode_search::outline(index, &rel))?;
+    Ok(scope.answer(&call, Symbols(outline), notes))
 }
 
 /// Items are symbols in pre-order (a parent before its children).
-struct Symbols {
-    outline: Outline,
-    omitted: usize,
-}
+#[derive(Clone)]
+struct Symbols(Outline);
 
 fn count(nodes: &[OutlineNode]) -> usize {
     nodes.iter().map(|n| 1 + count(&n.children)).sum()
@@ -84,82 +64,63 @@ fn take(nodes: &[OutlineNode], budget: &mut usize) -> Vec<OutlineNode> {
 }
 
 impl Items for Symbols {
-    const COMMAND: &'static str = "outline";
     const UNIT: &'static str = "symbols";
 
     fn len(&self) -> usize {
-        count(&self.outline.symbols)
+        count(&self.0.symbols)
     }
 
-    fn keep(&self, n: usize) -> Symbols {
+    fn truncate(&mut self, n: usize) {
         let mut budget = n;
-        let symbols = take(&self.outline.symbols, &mut budget);
-        let outline = Outline {
-            symbols,
-            ..self.outline.clone()
-        };
-        Symbols {
-            omitted: self.omitted + self.len() - count(&outline.symbols),
-            outline,
-        }
+        self.0.symbols = take(&self.0.symbols, &mut budget);
     }
 
-    fn omitted(&self) -> usize {
-        self.omitted
+    fn text(&self, _omitted: usize) -> String {
+        render::outline_text(&self.0)
     }
 
-    fn text(&self) -> String {
-        render::outline_text(&self.outline)
-    }
-
-    fn body(&self) -> Value {
-        let mut body = serde_json::to_value(&self.outline).unwrap_or(Value::Null);
-        body["omitted_symbols"] = self.omitted.into();
+    fn body(&self, omitted: usize) -> Value {
+        let mut body = serde_json::to_value(&self.0).unwrap_or(Value::Null);
+        body["omitted_symbols"] = omitted.into();
         body
     }
 }
 
-/// The most symbols a directory's outline reads before the cap cuts it.
-const DIR_SYMBOLS: usize = 400;
+/// Items are files, each with its symbols; a file cut counts its symbols
+/// as omitted too.
+#[derive(Clone)]
+struct Files(DirOutline);
 
-/// A directory: its indexed files with their symbols, as `lode outline DIR`.
-fn outline_dir(call: &Call, repo: usize, rel: String) -> Result<Answer, ToolError> {
-    let (outline, notes) = call.repos.query(repo, |index| {
-        lode_search::outline_dir(index, &rel, DIR_SYMBOLS)
-    })?;
-    Ok(capped(&Files { outline }, &notes, call.max_chars))
-}
-
-/// Items are files, each with its symbols.
-struct Files {
-    outline: DirOutline,
+impl Files {
+    fn with_omitted(&self, omitted: usize) -> DirOutline {
+        DirOutline {
+            omitted_files: omitted,
+            ..self.0.clone()
+        }
+    }
 }
 
 impl Items for Files {
-    const COMMAND: &'static str = "outline";
     const UNIT: &'static str = "files (outline a subdirectory)";
 
     fn len(&self) -> usize {
-        self.outline.files.len()
+        self.0.files.len()
     }
 
-    fn keep(&self, n: usize) -> Files {
-        let mut outline = self.outline.clone();
-        let cut = outline.files.split_off(n.min(outline.files.len()));
-        outline.omitted_files += cut.len();
-        outline.omitted_symbols += cut.iter().map(|f| f.symbols.len()).sum::<usize>();
-        Files { outline }
+    fn truncate(&mut self, n: usize) {
+        let cut = self.0.files.split_off(n.min(self.0.files.len()));
+        self.0.omitted_symbols += cut.iter().map(|f| f.symbols.len()).sum::<usize>();
     }
 
-    fn omitted(&self) -> usize {
-        self.outline.omitted_files
+    fn left_out(&self) -> usize {
+        self.0.omitted_files
     }
 
-    fn text(&self) -> String {
-        render::dir_outline_text(&self.outline)
+    fn text(&self, omitted: usize) -> String {
+        render::dir_outline_text(&self.with_omitted(omitted))
     }
 
-    fn body(&self) -> Value {
-        serde_json::to_value(&self.outline).unwrap_or(Value::Null)
+    fn body(&self, omitted: usize) -> Value {
+        serde_json::to_value(self.with_omitted(omitted)).unwrap_or(Value::Null)
     }
 }
