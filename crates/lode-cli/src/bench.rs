@@ -4,7 +4,7 @@
 use std::path::Path;
 use std::time::Instant;
 
-use lode_core::{Config, Error, Result};
+use lode_core::{Config, Error, Result, SymbolKind};
 use lode_index::{BuildOptions, Index, IndexLocation};
 use lode_search::{GrepOptions, SearchOptions};
 use serde::Serialize;
@@ -317,11 +317,11 @@ fn run(
     let resolver = lode_graph::Resolver::new(&index)?;
     let mut targets = Vec::new();
     for n in &names {
-        let callable = |k: &str| matches!(k, "function" | "method");
+        let callable = |k: SymbolKind| matches!(k, SymbolKind::Function | SymbolKind::Method);
         if let Some(s) = index
             .symbols_named(n)?
             .into_iter()
-            .find(|s| callable(&s.kind))
+            .find(|s| callable(s.kind))
         {
             targets.push(s);
         }

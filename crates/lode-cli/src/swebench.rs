@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
-use lode_core::{Config, Error, Language, Result};
+use lode_core::{Config, Error, Result};
 use lode_eval::{Case, FileBm25, ResultChunk, SymbolTarget};
 use lode_index::{BuildOptions, Filter, Index, IndexLocation};
 use lode_search::{Mode, SearchHit, SearchOptions, TaskOptions};
@@ -531,7 +531,7 @@ fn rank(
                     symbol: h.symbol.clone(),
                     kind: h.kind.clone(),
                     container: h.container.clone(),
-                    language: h.language.clone(),
+                    language: h.language,
                     snippet: String::new(),
                 })
                 .collect();
@@ -592,7 +592,7 @@ fn code_files_bm25(index: &Index) -> FileBm25 {
     let paths = index.indexed_paths(&Filter::default()).unwrap_or_default();
     let docs = paths.into_iter().filter_map(|p| {
         let lang = index.file(&p).ok()??.lang;
-        if !Language::from_name(&lang).is_some_and(Language::is_code) {
+        if !lang.is_code() {
             return None;
         }
         let text = index.file_text(&p)?;

@@ -135,6 +135,16 @@ impl Language {
         )
     }
 
+    /// Prose: Markdown and plain text.
+    pub fn is_prose(self) -> bool {
+        matches!(self, Language::Markdown | Language::Text)
+    }
+
+    /// Data: JSON, YAML and TOML.
+    pub fn is_data(self) -> bool {
+        matches!(self, Language::Json | Language::Yaml | Language::Toml)
+    }
+
     /// The family a language belongs to for filtering: `--lang typescript` also
     /// selects TSX files, `--lang javascript` JSX (JSX shares the JavaScript grammar).
     pub fn family(self) -> Language {
@@ -162,5 +172,13 @@ mod tests {
         }
         assert_eq!(Language::from_name("C++"), Some(Language::Cpp));
         assert_eq!(Language::from_name("cobol"), None);
+    }
+
+    #[test]
+    fn every_language_is_code_prose_or_data() {
+        for lang in Language::ALL {
+            let sorts = [lang.is_code(), lang.is_prose(), lang.is_data()];
+            assert_eq!(sorts.iter().filter(|s| **s).count(), 1, "{lang}");
+        }
     }
 }

@@ -22,6 +22,9 @@ pub enum SymbolKind {
     Macro,
     /// A Markdown section (a heading and what follows it).
     Section,
+    /// Never extracted: the lines around a line that no symbol encloses,
+    /// which `show FILE:LINE` shows in a symbol's place.
+    Lines,
 }
 
 impl SymbolKind {
@@ -42,6 +45,7 @@ impl SymbolKind {
             SymbolKind::Type => "type",
             SymbolKind::Macro => "macro",
             SymbolKind::Section => "section",
+            SymbolKind::Lines => "lines",
         }
     }
 
@@ -62,6 +66,7 @@ impl SymbolKind {
             "type" => SymbolKind::Type,
             "macro" => SymbolKind::Macro,
             "section" => SymbolKind::Section,
+            "lines" => SymbolKind::Lines,
             _ => return None,
         })
     }
@@ -165,6 +170,17 @@ impl ChunkKind {
             ChunkKind::Section => "section",
             ChunkKind::Text => "text",
         }
+    }
+
+    pub fn from_name(name: &str) -> Option<ChunkKind> {
+        Some(match name {
+            "symbol" => ChunkKind::Symbol,
+            "header" => ChunkKind::Header,
+            "code" => ChunkKind::Code,
+            "section" => ChunkKind::Section,
+            "text" => ChunkKind::Text,
+            _ => return None,
+        })
     }
 }
 

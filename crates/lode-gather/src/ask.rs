@@ -5,6 +5,7 @@
 use std::collections::HashMap;
 use std::time::Instant;
 
+use lode_core::Language;
 use lode_graph::Resolver;
 use lode_index::{Index, SymbolRow};
 use lode_search::{FileHit, Mode, SearchHit, SearchResults};
@@ -58,7 +59,7 @@ pub struct AskHit {
     pub symbol: Option<String>,
     pub kind: String,
     pub container: Option<String>,
-    pub language: String,
+    pub language: Language,
     pub snippet: String,
     /// `search` or `graph`.
     pub source: &'static str,
@@ -103,7 +104,7 @@ fn from_hit(h: &SearchHit) -> AskHit {
         symbol: h.symbol.clone(),
         kind: h.kind.clone(),
         container: h.container.clone(),
-        language: h.language.clone(),
+        language: h.language,
         snippet: h.snippet.clone(),
         source: "search",
         edge: None,
@@ -260,9 +261,9 @@ fn rerank(
             search_score: None,
             graph_score,
             symbol: Some(s.name.clone()),
-            kind: s.kind.clone(),
+            kind: s.kind.as_str().into(),
             container: s.container.clone(),
-            language: index.file(&s.path)?.map(|f| f.lang).unwrap_or_default(),
+            language: index.file(&s.path)?.map_or(Language::Text, |f| f.lang),
             snippet,
             source: "graph",
             edge: Some(edge),

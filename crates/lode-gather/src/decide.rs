@@ -5,6 +5,7 @@ use std::cmp::Reverse;
 use std::collections::HashSet;
 use std::time::Duration;
 
+use lode_core::SymbolKind;
 use lode_graph::Resolution;
 use serde::{Deserialize, Deserializer, Serialize};
 
@@ -43,7 +44,7 @@ pub struct FrontierNode {
     /// Unique within one walk.
     pub id: u32,
     pub name: String,
-    pub kind: String,
+    pub kind: SymbolKind,
     pub container: Option<String>,
     pub path: String,
     pub line: u32,
@@ -244,7 +245,7 @@ mod tests {
         FrontierNode {
             id,
             name: format!("f{id}"),
-            kind: "function".into(),
+            kind: SymbolKind::Function,
             container: None,
             path: "a.py".into(),
             line: id,

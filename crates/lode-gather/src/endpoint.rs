@@ -97,7 +97,7 @@ pub fn prompt(r: &Request) -> String {
     for n in &r.frontier {
         let kind = match &n.container {
             Some(c) => format!("{} in {c}", n.kind),
-            None => n.kind.clone(),
+            None => n.kind.to_string(),
         };
         let shown = if n.in_results {
             " (already in the results)"

@@ -1,6 +1,7 @@
 //! What a gather returns: the kept nodes with their bodies, the per-round
 //! log, and the counts the footer shows.
 
+use lode_core::SymbolKind;
 use lode_graph::Resolution;
 use serde::Serialize;
 
@@ -14,7 +15,7 @@ pub struct KeptNode {
     pub path: String,
     pub start_line: u32,
     pub end_line: u32,
-    pub kind: String,
+    pub kind: SymbolKind,
     pub name: String,
     pub container: Option<String>,
     /// `called by seed parse_config`.
@@ -89,7 +90,7 @@ pub(crate) fn keep(
         path: n.path.clone(),
         start_line: n.line,
         end_line: n.end_line,
-        kind: n.kind.clone(),
+        kind: n.kind,
         name: n.name.clone(),
         container: n.container.clone(),
         edge: n.edge.text(),

@@ -87,16 +87,12 @@ pub fn neighbours(resolver: &Resolver, sym: &SymbolRow) -> Result<Vec<Neighbour>
     Ok(found.into_values().collect())
 }
 
-/// Whether a hit's language is code (prose and data have no symbols to walk from).
-pub(crate) fn is_code(lang: &str) -> bool {
-    !matches!(lang, "markdown" | "text" | "json" | "yaml" | "toml")
-}
-
 /// The symbol a search hit belongs to: the innermost symbol of the hit's
 /// file with the hit's name and kind whose span overlaps the hit. `None`
 /// for prose, headers, line windows, and hits whose row is gone.
 pub fn enclosing_symbol(index: &Index, hit: &SearchHit) -> Result<Option<SymbolRow>> {
-    if !is_code(&hit.language) {
+    // Prose and data have no symbols to walk from.
+    if !hit.language.is_code() {
         return Ok(None);
     }
     let Some(name) = &hit.symbol else {
@@ -105,7 +101,7 @@ pub fn enclosing_symbol(index: &Index, hit: &SearchHit) -> Result<Option<SymbolR
     Ok(index
         .file_symbols(&hit.path)?
         .into_iter()
-        .filter(|s| &s.name == name && s.kind == hit.kind)
+        .filter(|s| &s.name == name && s.kind.as_str() == hit.kind)
         .filter(|s| s.start_line <= hit.end_line && hit.start_line <= s.end_line)
         .min_by_key(|s| (s.end_line - s.start_line, s.start_line)))
 }

@@ -31,7 +31,7 @@ pub fn gathered_text(g: &Gathered) -> String {
             shown::field(&n.path),
             n.start_line,
             n.end_line,
-            symbol_label(&n.kind, &n.name, n.container.as_deref()),
+            symbol_label(n.kind.as_str(), &n.name, n.container.as_deref()),
             n.edge
         );
         match n.body_state {

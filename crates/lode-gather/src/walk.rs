@@ -17,7 +17,7 @@ use crate::decide::{
 };
 use crate::endpoint::Endpoint;
 use crate::gathered::{Gathered, RoundLog, keep};
-use crate::graph::{GraphCache, StateKey, enclosing_symbol, is_code};
+use crate::graph::{GraphCache, StateKey, enclosing_symbol};
 use crate::shape::QueryShape;
 use crate::text::{cap_trace, clip};
 
@@ -215,7 +215,7 @@ impl Gatherer {
         let code_hits = results
             .hits
             .iter()
-            .filter(|h| h.symbol.is_some() && is_code(&h.language));
+            .filter(|h| h.symbol.is_some() && h.language.is_code());
         for hit in code_hits.take(SEEDS) {
             if let Some(sym) = enclosing_symbol(index, hit)?
                 && seen.insert(sym.id)
@@ -374,7 +374,7 @@ impl Gatherer {
                 nodes.push(FrontierNode {
                     id,
                     name: s.name.clone(),
-                    kind: s.kind.clone(),
+                    kind: s.kind,
                     container: s.container.clone(),
                     path: s.path.clone(),
                     line: s.start_line,

@@ -2,7 +2,7 @@
 
 use std::collections::{BTreeMap, HashSet};
 
-use lode_core::Result;
+use lode_core::{Result, SymbolKind};
 use lode_index::{CallRow, SymbolRow};
 use serde::Serialize;
 
@@ -129,7 +129,7 @@ pub(crate) fn call_name(c: CallRow) -> String {
 /// is called through its constructors).
 fn lands_on(target: &SymbolRow, wanted: &SymbolRow) -> bool {
     target.id == wanted.id
-        || (target.kind == "method"
+        || (target.kind == SymbolKind::Method
             && target.parent == Some(wanted.id)
             && target.name == wanted.name)
 }

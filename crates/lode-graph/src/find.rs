@@ -1,7 +1,7 @@
 //! Finding the one symbol a user means: `name`, `Type::name`, `Type.name`,
 //! `pkg.Func`, or `path:LINE`, optionally under a path.
 
-use lode_core::{Error, Result};
+use lode_core::{Error, Result, SymbolKind};
 use lode_index::{Index, SymbolRow};
 
 use crate::names::{container_type, segments};
@@ -65,15 +65,15 @@ pub fn candidates(index: &Index, query: &str, path: Option<&str>) -> Result<Vec<
         )
     });
     if has_type {
-        found.retain(|s| s.kind != "impl");
+        found.retain(|s| s.kind != SymbolKind::Impl);
     }
     let classes: Vec<SymbolRow> = found
         .iter()
-        .filter(|s| matches!(s.kind.as_str(), "class" | "struct"))
+        .filter(|s| matches!(s.kind, SymbolKind::Class | SymbolKind::Struct))
         .cloned()
         .collect();
     found.retain(|s| {
-        !(s.kind == "method"
+        !(s.kind == SymbolKind::Method
             && classes.iter().any(|c| {
                 s.parent == Some(c.id)
                     || (s.path == c.path
@@ -82,7 +82,12 @@ pub fn candidates(index: &Index, query: &str, path: Option<&str>) -> Result<Vec<
     });
     // Declarations without bodies (a trait's or interface's method, a
     // prototype) rank after definitions.
-    found.sort_by_key(|s| (s.end_line == s.start_line && s.kind == "method", s.id));
+    found.sort_by_key(|s| {
+        (
+            s.end_line == s.start_line && s.kind == SymbolKind::Method,
+            s.id,
+        )
+    });
     Ok(found)
 }
 
@@ -106,7 +111,7 @@ fn lines_around(index: &Index, path: &str, line: u32) -> Result<Option<SymbolRow
         parent: None,
         path: path.to_string(),
         name: format!("{path}:{line}"),
-        kind: "lines".into(),
+        kind: SymbolKind::Lines,
         container: None,
         start_line: line.saturating_sub(LINES_AROUND).max(1),
         end_line: (line + LINES_AROUND).min(count),

@@ -8,7 +8,7 @@
 
 use std::collections::BTreeMap;
 
-use lode_core::Result;
+use lode_core::{Result, SymbolKind};
 use lode_index::{Filter, Index, SymbolRow};
 use serde::Serialize;
 
@@ -227,7 +227,7 @@ fn parts(index: &Index) -> Result<Parts> {
 
     let mut entry_points: Vec<EntryPoint> = symbols
         .iter()
-        .filter(|s| s.kind == "function" && matches!(s.name.as_str(), "main" | "Main"))
+        .filter(|s| s.kind == SymbolKind::Function && matches!(s.name.as_str(), "main" | "Main"))
         .filter(|s| !is_test_or_fixture(&s.path))
         .map(|s| EntryPoint {
             path: s.path.clone(),

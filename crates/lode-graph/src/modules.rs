@@ -9,6 +9,8 @@ use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
+use lode_core::Language;
+
 /// Where a module path leads.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ModuleTarget {
@@ -33,7 +35,7 @@ pub struct Modules {
     c_sources: HashMap<String, Vec<String>>,
     /// Answers already given: every call of a file asks about the same
     /// imports, and an include can be looked for across the whole tree.
-    memo: RefCell<HashMap<(String, String, String), ModuleTarget>>,
+    memo: RefCell<HashMap<(String, Language, String), ModuleTarget>>,
 }
 
 const JS_EXTS: [&str; 8] = [".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs", ".mts", ".cts"];
@@ -160,8 +162,8 @@ impl Modules {
     }
 
     /// The files `source`, imported from `from` (a file of language `lang`), names.
-    pub fn resolve(&self, from: &str, lang: &str, source: &str) -> ModuleTarget {
-        let key = (from.to_string(), lang.to_string(), source.to_string());
+    pub fn resolve(&self, from: &str, lang: Language, source: &str) -> ModuleTarget {
+        let key = (from.to_string(), lang, source.to_string());
         if let Some(known) = self.memo.borrow().get(&key) {
             return known.clone();
         }
@@ -170,14 +172,18 @@ impl Modules {
         target
     }
 
-    fn resolve_uncached(&self, from: &str, lang: &str, source: &str) -> ModuleTarget {
+    fn resolve_uncached(&self, from: &str, lang: Language, source: &str) -> ModuleTarget {
         let files = match lang {
-            "python" => self.python(from, source),
-            "javascript" | "typescript" | "tsx" => self.javascript(from, source),
-            "go" => self.go(source),
-            "rust" => self.rust(from, source),
-            "java" | "kotlin" | "scala" | "csharp" => self.jvm(source, lang),
-            "c" | "cpp" => self.c_include(from, source),
+            Language::Python => self.python(from, source),
+            Language::JavaScript | Language::TypeScript | Language::Tsx => {
+                self.javascript(from, source)
+            }
+            Language::Go => self.go(source),
+            Language::Rust => self.rust(from, source),
+            Language::Java | Language::Kotlin | Language::Scala | Language::CSharp => {
+                self.jvm(source, lang)
+            }
+            Language::C | Language::Cpp => self.c_include(from, source),
             _ => self.generic(from, source),
         };
         if files.is_empty() {
@@ -348,11 +354,11 @@ impl Modules {
             .collect()
     }
 
-    fn jvm(&self, source: &str, lang: &str) -> Vec<String> {
+    fn jvm(&self, source: &str, lang: Language) -> Vec<String> {
         let ext: &[&str] = match lang {
-            "java" => &[".java"],
-            "kotlin" => &[".kt", ".kts"],
-            "scala" => &[".scala"],
+            Language::Java => &[".java"],
+            Language::Kotlin => &[".kt", ".kts"],
+            Language::Scala => &[".scala"],
             _ => &[".cs"],
         };
         let rel = source.replace('.', "/");
@@ -453,19 +459,19 @@ mod tests {
     fn python_relative_absolute_and_external() {
         let m = modules(&["src/shop/__init__.py", "src/shop/cart.py", "src/main.py"]);
         assert_eq!(
-            files(m.resolve("src/shop/__init__.py", "python", ".cart")),
+            files(m.resolve("src/shop/__init__.py", Language::Python, ".cart")),
             ["src/shop/cart.py"]
         );
         assert_eq!(
-            files(m.resolve("src/main.py", "python", "shop.cart")),
+            files(m.resolve("src/main.py", Language::Python, "shop.cart")),
             ["src/shop/cart.py"]
         );
         assert_eq!(
-            files(m.resolve("src/main.py", "python", "shop")),
+            files(m.resolve("src/main.py", Language::Python, "shop")),
             ["src/shop/__init__.py"]
         );
         assert_eq!(
-            m.resolve("src/main.py", "python", "json"),
+            m.resolve("src/main.py", Language::Python, "json"),
             ModuleTarget::External
         );
     }
@@ -474,19 +480,19 @@ mod tests {
     fn javascript_relative_and_packages() {
         let m = modules(&["src/a.ts", "src/util/index.ts", "src/b.js"]);
         assert_eq!(
-            files(m.resolve("src/b.js", "typescript", "./a")),
+            files(m.resolve("src/b.js", Language::TypeScript, "./a")),
             ["src/a.ts"]
         );
         assert_eq!(
-            files(m.resolve("src/a.ts", "typescript", "./util")),
+            files(m.resolve("src/a.ts", Language::TypeScript, "./util")),
             ["src/util/index.ts"]
         );
         assert_eq!(
-            files(m.resolve("src/a.ts", "typescript", "./b.js")),
+            files(m.resolve("src/a.ts", Language::TypeScript, "./b.js")),
             ["src/b.js"]
         );
         assert_eq!(
-            m.resolve("src/a.ts", "typescript", "react"),
+            m.resolve("src/a.ts", Language::TypeScript, "react"),
             ModuleTarget::External
         );
     }
@@ -500,27 +506,27 @@ mod tests {
             "src/pricing/tax.rs",
         ]);
         assert_eq!(
-            files(m.resolve("src/cart.rs", "rust", "crate::pricing")),
+            files(m.resolve("src/cart.rs", Language::Rust, "crate::pricing")),
             ["src/pricing/mod.rs"]
         );
         assert_eq!(
-            files(m.resolve("src/cart.rs", "rust", "crate::pricing::tax::rate")),
+            files(m.resolve("src/cart.rs", Language::Rust, "crate::pricing::tax::rate")),
             ["src/pricing/tax.rs"]
         );
         assert_eq!(
-            files(m.resolve("src/pricing/tax.rs", "rust", "super")),
+            files(m.resolve("src/pricing/tax.rs", Language::Rust, "super")),
             ["src/pricing/mod.rs"]
         );
         assert_eq!(
-            files(m.resolve("src/lib.rs", "rust", "pricing")),
+            files(m.resolve("src/lib.rs", Language::Rust, "pricing")),
             ["src/pricing/mod.rs"]
         );
         assert_eq!(
-            m.resolve("src/lib.rs", "rust", "std::fs"),
+            m.resolve("src/lib.rs", Language::Rust, "std::fs"),
             ModuleTarget::External
         );
         assert_eq!(
-            m.resolve("src/lib.rs", "rust", "serde"),
+            m.resolve("src/lib.rs", Language::Rust, "serde"),
             ModuleTarget::External
         );
     }
@@ -529,11 +535,11 @@ mod tests {
     fn go_without_go_mod_matches_a_directory_tail() {
         let m = modules(&["cart/cart.go", "cart/item.go", "main.go"]);
         assert_eq!(
-            files(m.resolve("main.go", "go", "example.com/shop/cart")),
+            files(m.resolve("main.go", Language::Go, "example.com/shop/cart")),
             ["cart/cart.go", "cart/item.go"]
         );
         assert_eq!(
-            m.resolve("main.go", "go", "strings"),
+            m.resolve("main.go", Language::Go, "strings"),
             ModuleTarget::External
         );
     }
@@ -545,15 +551,15 @@ mod tests {
             "src/main/java/com/ex/shop/pricing/Pricing.java",
         ]);
         assert_eq!(
-            files(m.resolve("x.java", "java", "com.ex.shop.pricing")),
+            files(m.resolve("x.java", Language::Java, "com.ex.shop.pricing")),
             ["src/main/java/com/ex/shop/pricing/Pricing.java"]
         );
         assert_eq!(
-            files(m.resolve("x.java", "java", "com.ex.shop.pricing.Pricing")),
+            files(m.resolve("x.java", Language::Java, "com.ex.shop.pricing.Pricing")),
             ["src/main/java/com/ex/shop/pricing/Pricing.java"]
         );
         assert_eq!(
-            m.resolve("x.java", "java", "java.util"),
+            m.resolve("x.java", Language::Java, "java.util"),
             ModuleTarget::External
         );
     }
@@ -562,11 +568,11 @@ mod tests {
     fn c_includes_bring_the_same_stem_source() {
         let m = modules(&["include/pricing.h", "src/pricing.cpp", "src/main.cpp"]);
         assert_eq!(
-            files(m.resolve("src/main.cpp", "cpp", "pricing.h")),
+            files(m.resolve("src/main.cpp", Language::Cpp, "pricing.h")),
             ["include/pricing.h", "src/pricing.cpp"]
         );
         assert_eq!(
-            m.resolve("src/main.cpp", "cpp", "vector"),
+            m.resolve("src/main.cpp", Language::Cpp, "vector"),
             ModuleTarget::External
         );
     }

@@ -1,6 +1,8 @@
 //! Reading names out of the text the extractor stored: the type a container
 //! names, the shape of a call's receiver, and a parameter's declared type.
 
+use lode_core::Language;
+
 /// The type a container names: `impl Config` → `Config`, `class Router` →
 /// `Router`, `impl<T> Store<T>` → `Store`, `type pkg.Cart` → `Cart`.
 pub fn container_type(container: &str) -> &str {
@@ -100,11 +102,19 @@ enum TypeStyle {
     Before,
 }
 
-fn type_style(lang: &str) -> Option<TypeStyle> {
+fn type_style(lang: Language) -> Option<TypeStyle> {
     Some(match lang {
-        "python" | "typescript" | "tsx" | "rust" | "kotlin" | "scala" | "swift" => TypeStyle::Colon,
-        "go" => TypeStyle::After,
-        "java" | "csharp" | "c" | "cpp" | "php" => TypeStyle::Before,
+        Language::Python
+        | Language::TypeScript
+        | Language::Tsx
+        | Language::Rust
+        | Language::Kotlin
+        | Language::Scala
+        | Language::Swift => TypeStyle::Colon,
+        Language::Go => TypeStyle::After,
+        Language::Java | Language::CSharp | Language::C | Language::Cpp | Language::Php => {
+            TypeStyle::Before
+        }
         _ => return None,
     })
 }
@@ -116,7 +126,7 @@ const NOT_TYPES: [&str; 12] = [
 /// The declared type of `var` in a signature, as its last path segment:
 /// `fn f(c: &mut Cart)` → `Cart`, `func (c *cart.Cart) Add()` → `Cart`,
 /// `void f(const Cart& c)` → `Cart`.
-pub fn declared_type<'s>(signature: &'s str, var: &str, lang: &str) -> Option<&'s str> {
+pub fn declared_type<'s>(signature: &'s str, var: &str, lang: Language) -> Option<&'s str> {
     let style = type_style(lang)?;
     let bytes = signature.as_bytes();
     let is_word = |b: u8| b.is_ascii_alphanumeric() || b == b'_' || b == b'$';
@@ -242,33 +252,37 @@ mod tests {
     #[test]
     fn declared_types() {
         assert_eq!(
-            declared_type("def total(cart: Cart, n=1)", "cart", "python"),
+            declared_type("def total(cart: Cart, n=1)", "cart", Language::Python),
             Some("Cart")
         );
         assert_eq!(
-            declared_type("fn f(c: &mut model::Cart) -> u32", "c", "rust"),
+            declared_type("fn f(c: &mut model::Cart) -> u32", "c", Language::Rust),
             Some("Cart")
         );
         assert_eq!(
-            declared_type("func (c *cart.Cart) Add(x int)", "c", "go"),
+            declared_type("func (c *cart.Cart) Add(x int)", "c", Language::Go),
             Some("Cart")
         );
         assert_eq!(
-            declared_type("void f(const Cart& c, int n)", "c", "cpp"),
+            declared_type("void f(const Cart& c, int n)", "c", Language::Cpp),
             Some("Cart")
         );
         assert_eq!(
-            declared_type("public int total(List<Item> items)", "items", "java"),
+            declared_type(
+                "public int total(List<Item> items)",
+                "items",
+                Language::Java
+            ),
             Some("List")
         );
-        assert_eq!(declared_type("def f(cart)", "cart", "python"), None);
-        assert_eq!(declared_type("fn f(x: u32)", "cart", "rust"), None);
+        assert_eq!(declared_type("def f(cart)", "cart", Language::Python), None);
+        assert_eq!(declared_type("fn f(x: u32)", "cart", Language::Rust), None);
         // A word that only contains the name is not the name.
         assert_eq!(
-            declared_type("def f(cart2: Other, cart: Cart)", "cart", "python"),
+            declared_type("def f(cart2: Other, cart: Cart)", "cart", Language::Python),
             Some("Cart")
         );
         // `Self::x` is a path, not a parameter's type annotation.
-        assert_eq!(declared_type("fn f() -> c::D", "c", "rust"), None);
+        assert_eq!(declared_type("fn f() -> c::D", "c", Language::Rust), None);
     }
 }

@@ -16,7 +16,7 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
 
-use lode_core::Result;
+use lode_core::{Language, Result, SymbolKind};
 use lode_index::{CallRow, Filter, ImportRow, Index, SymbolRow};
 use serde::Serialize;
 
@@ -95,22 +95,36 @@ pub fn family(path: &str) -> &'static str {
 }
 
 /// Kinds a call can land on.
-fn is_callable(kind: &str) -> bool {
-    matches!(kind, "function" | "method" | "class" | "struct" | "macro")
+fn is_callable(kind: SymbolKind) -> bool {
+    matches!(
+        kind,
+        SymbolKind::Function
+            | SymbolKind::Method
+            | SymbolKind::Class
+            | SymbolKind::Struct
+            | SymbolKind::Macro
+    )
 }
 
 /// Languages where a bare call inside a class may call one of its methods.
-fn implicit_this(lang: &str) -> bool {
+fn implicit_this(lang: Language) -> bool {
     matches!(
         lang,
-        "java" | "cpp" | "csharp" | "kotlin" | "scala" | "swift" | "ruby" | "php"
+        Language::Java
+            | Language::Cpp
+            | Language::CSharp
+            | Language::Kotlin
+            | Language::Scala
+            | Language::Swift
+            | Language::Ruby
+            | Language::Php
     )
 }
 
 /// Globals of a language's runtime that the index never defines.
-fn runtime_global(lang: &str, name: &str) -> bool {
+fn runtime_global(lang: Language, name: &str) -> bool {
     match lang {
-        "javascript" | "typescript" | "tsx" => matches!(
+        Language::JavaScript | Language::TypeScript | Language::Tsx => matches!(
             name,
             "console"
                 | "Math"
@@ -129,12 +143,12 @@ fn runtime_global(lang: &str, name: &str) -> bool {
                 | "Map"
                 | "Set"
         ),
-        "python" => matches!(
+        Language::Python => matches!(
             name,
             "str" | "dict" | "list" | "set" | "bytes" | "int" | "super"
         ),
-        "go" => matches!(name, "fmt" | "errors" | "strings" | "os"),
-        "cpp" | "c" => name == "std",
+        Language::Go => matches!(name, "fmt" | "errors" | "strings" | "os"),
+        Language::Cpp | Language::C => name == "std",
         _ => false,
     }
 }
@@ -148,10 +162,10 @@ fn import_entry(entry: &str) -> (&str, &str) {
 }
 
 /// The separator a language writes between a module and its members.
-fn module_separator(lang: &str) -> &'static str {
+fn module_separator(lang: Language) -> &'static str {
     match lang {
-        "rust" | "cpp" | "c" => "::",
-        "javascript" | "typescript" | "tsx" | "go" => "/",
+        Language::Rust | Language::Cpp | Language::C => "::",
+        Language::JavaScript | Language::TypeScript | Language::Tsx | Language::Go => "/",
         _ => ".",
     }
 }
@@ -199,7 +213,7 @@ impl<'i> Resolver<'i> {
         let mut by_id = HashMap::new();
         for s in symbols {
             by_id.insert(s.id, Some(s.clone()));
-            if is_callable(&s.kind) {
+            if is_callable(s.kind) {
                 by_name.entry(s.name.clone()).or_default().push(s.clone());
             }
         }
@@ -235,7 +249,7 @@ impl<'i> Resolver<'i> {
             .index
             .symbols_named(name)?
             .into_iter()
-            .filter(|s| is_callable(&s.kind))
+            .filter(|s| is_callable(s.kind))
             .collect();
         let found = Rc::new(found);
         self.by_name
@@ -354,7 +368,7 @@ impl<'i> Resolver<'i> {
     /// A call with no receiver: `f(x)`.
     fn bare(&self, site: &Site) -> Result<Binding> {
         let call = site.call;
-        let lang = call.lang.as_str();
+        let lang = call.lang;
         let this = implicit_this(lang);
         if this && let Some(t) = self.of_type(site, site.caller_type) {
             return Ok(Binding::Targets(t, Resolution::Container));
@@ -364,7 +378,7 @@ impl<'i> Resolver<'i> {
             .iter()
             .filter(|c| c.path == call.path)
             .filter(|c| {
-                c.kind != "method"
+                c.kind != SymbolKind::Method
                     || (this && c.container.as_deref().map(container_type) == site.caller_type)
             })
             .cloned()
@@ -374,7 +388,7 @@ impl<'i> Resolver<'i> {
         }
         // Imported by name (possibly renamed), or through an include.
         for imp in self.imports(&call.path)?.iter() {
-            if matches!(lang, "c" | "cpp") {
+            if matches!(lang, Language::C | Language::Cpp) {
                 if let ModuleTarget::Files(files) =
                     self.modules()?.resolve(&call.path, lang, &imp.source)
                 {
@@ -394,13 +408,16 @@ impl<'i> Resolver<'i> {
             }
         }
         // The same package: a Go directory, a Java package.
-        if matches!(lang, "go" | "java" | "kotlin" | "scala" | "csharp") {
+        if matches!(
+            lang,
+            Language::Go | Language::Java | Language::Kotlin | Language::Scala | Language::CSharp
+        ) {
             let dir = dir_of(&call.path);
             let found: Vec<SymbolRow> = site
                 .cands
                 .iter()
-                .filter(|c| dir_of(&c.path) == dir && (c.kind != "method" || this))
-                .filter(|c| lang != "go" || c.path.ends_with(".go"))
+                .filter(|c| dir_of(&c.path) == dir && (c.kind != SymbolKind::Method || this))
+                .filter(|c| lang != Language::Go || c.path.ends_with(".go"))
                 .cloned()
                 .collect();
             if !found.is_empty() {
@@ -412,7 +429,7 @@ impl<'i> Resolver<'i> {
 
     /// `orig`, imported from `imp`, called as a bare name.
     fn imported_name(&self, call: &CallRow, imp: &ImportRow, orig: &str) -> Result<Binding> {
-        let lang = call.lang.as_str();
+        let lang = call.lang;
         let files = match self.modules()?.resolve(&call.path, lang, &imp.source) {
             ModuleTarget::External => return Ok(Binding::External),
             ModuleTarget::Files(f) => f,
@@ -449,11 +466,13 @@ impl<'i> Resolver<'i> {
             .and_then(|s| s.get(1).map(|f| f.to_string()));
         if let (Some(field), Some(owner)) = (field, site.caller_type) {
             let decl = self.index.symbols_named(&field)?.into_iter().find(|s| {
-                matches!(s.kind.as_str(), "field" | "variable" | "constant")
-                    && s.container.as_deref().map(container_type) == Some(owner)
+                matches!(
+                    s.kind,
+                    SymbolKind::Field | SymbolKind::Variable | SymbolKind::Constant
+                ) && s.container.as_deref().map(container_type) == Some(owner)
             });
             if let Some(decl) = decl
-                && let Some(ty) = declared_type(&decl.signature, &field, &site.call.lang)
+                && let Some(ty) = declared_type(&decl.signature, &field, site.call.lang)
             {
                 return Ok(match self.of_type(site, Some(ty)) {
                     Some(t) => Binding::Targets(t, Resolution::Receiver),
@@ -478,7 +497,7 @@ impl<'i> Resolver<'i> {
     /// `a.b.f()`, `A::f()`, `pkg.F()`.
     fn qualified(&self, site: &Site, parts: &[&str]) -> Result<Binding> {
         let call = site.call;
-        let lang = call.lang.as_str();
+        let lang = call.lang;
         let head = parts[0];
         let last = parts[parts.len() - 1];
         let sep = module_separator(lang);
@@ -514,12 +533,12 @@ impl<'i> Resolver<'i> {
             if imp.names.is_empty() {
                 // `import os.path`, `import "example.com/shop/cart"`.
                 let bound = match lang {
-                    "go" => imp.source.rsplit('/').next() == Some(head),
-                    "python" => imp.source.split('.').next() == Some(head),
+                    Language::Go => imp.source.rsplit('/').next() == Some(head),
+                    Language::Python => imp.source.split('.').next() == Some(head),
                     _ => false,
                 };
                 if bound {
-                    let module = if lang == "python" && joined.starts_with(&imp.source) {
+                    let module = if lang == Language::Python && joined.starts_with(&imp.source) {
                         joined.clone()
                     } else {
                         imp.source.clone()
@@ -540,7 +559,7 @@ impl<'i> Resolver<'i> {
             });
         }
         // 3. A Rust path from the crate, or through a local module.
-        if lang == "rust" {
+        if lang == Language::Rust {
             if let ModuleTarget::Files(files) = self.modules()?.resolve(&call.path, lang, &joined) {
                 let found = in_files(site.cands, &files, false);
                 if let Some(t) = self.of_type(site, Some(last)) {
@@ -571,7 +590,7 @@ impl<'i> Resolver<'i> {
         Ok(
             match self
                 .modules()?
-                .resolve(&site.call.path, &site.call.lang, source)
+                .resolve(&site.call.path, site.call.lang, source)
             {
                 ModuleTarget::External => Binding::External,
                 ModuleTarget::Files(files) => {
@@ -581,7 +600,7 @@ impl<'i> Resolver<'i> {
                         .filter(|c| files.contains(&c.path))
                         .filter(|c| match ty {
                             Some(ty) => c.container.as_deref().map(container_type) == Some(ty),
-                            None => c.kind != "method",
+                            None => c.kind != SymbolKind::Method,
                         })
                         .cloned()
                         .collect();
@@ -608,7 +627,7 @@ struct Site<'a> {
 fn in_files(cands: &[SymbolRow], files: &[String], methods: bool) -> Vec<SymbolRow> {
     cands
         .iter()
-        .filter(|c| files.contains(&c.path) && (methods || c.kind != "method"))
+        .filter(|c| files.contains(&c.path) && (methods || c.kind != SymbolKind::Method))
         .cloned()
         .collect()
 }
@@ -630,8 +649,8 @@ fn name_only(site: &Site, sort: Sort) -> Binding {
         .cands
         .iter()
         .filter(|c| match sort {
-            Sort::Methods => c.kind == "method",
-            Sort::Free => c.kind != "method",
+            Sort::Methods => c.kind == SymbolKind::Method,
+            Sort::Free => c.kind != SymbolKind::Method,
             Sort::Any => true,
         })
         .cloned()
@@ -649,14 +668,14 @@ fn prefer_constructors(binding: Binding) -> Binding {
         return binding;
     };
     let is_ctor_of = |t: &SymbolRow, class: &SymbolRow| {
-        t.kind == "method"
+        t.kind == SymbolKind::Method
             && (t.parent == Some(class.id)
                 || t.container.as_deref().map(container_type) == Some(class.name.as_str()))
     };
     let kept: Vec<SymbolRow> = targets
         .iter()
         .filter(|c| {
-            !(matches!(c.kind.as_str(), "class" | "struct")
+            !(matches!(c.kind, SymbolKind::Class | SymbolKind::Struct)
                 && targets.iter().any(|t| is_ctor_of(t, c)))
         })
         .cloned()

@@ -15,6 +15,7 @@ pub const MAX_BODY_LINES: usize = 400;
 #[derive(Clone, Debug, Serialize)]
 pub struct Neighbour {
     pub name: String,
+    /// The symbol's kind, or `file` for a call at the top level.
     pub kind: String,
     pub container: Option<String>,
     /// The neighbour's location.
@@ -51,7 +52,7 @@ pub struct Shown {
 fn neighbour(s: &SymbolRow, e: &Edge) -> Neighbour {
     Neighbour {
         name: s.name.clone(),
-        kind: s.kind.clone(),
+        kind: s.kind.as_str().into(),
         container: s.container.clone(),
         path: s.path.clone(),
         start_line: s.start_line,

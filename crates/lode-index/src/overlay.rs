@@ -41,7 +41,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
-use lode_core::{Config, Error, Result};
+use lode_core::{Config, Error, Language, Result};
 use rayon::prelude::*;
 use serde::Serialize;
 use serde_json::Value;
@@ -427,7 +427,8 @@ impl OverlayLayer {
             let mut row = FileRow {
                 id: ID_BASE + file_no as i64,
                 path: path.clone(),
-                lang: String::new(),
+                // Set below, once the file is prepared.
+                lang: Language::Text,
                 size: text.len() as u64,
                 lines: 0,
                 skip_reason: None,
@@ -436,13 +437,13 @@ impl OverlayLayer {
             let mut imports = Vec::new();
             match prepared? {
                 Prepared::Skip { reason, lang, .. } => {
-                    row.lang = lang.as_str().to_string();
+                    row.lang = lang;
                     row.skip_reason = Some(reason.as_str().to_string());
                 }
                 Prepared::Index(pf) => {
-                    row.lang = pf.lang.as_str().to_string();
+                    row.lang = pf.lang;
                     row.lines = pf.lines;
-                    imports = layer.add_file(path, &row.lang, &pf);
+                    imports = layer.add_file(path, row.lang, &pf);
                     vectors_ok &= !pf.vectors.is_empty() || pf.extract.chunks.is_empty();
                 }
                 // `prepare_content` neither reads nor compares.
@@ -468,7 +469,7 @@ impl OverlayLayer {
     fn add_file(
         &mut self,
         path: &str,
-        lang: &str,
+        lang: Language,
         pf: &crate::build::PreparedFile,
     ) -> Vec<ImportRow> {
         let ex = &pf.extract;
@@ -480,7 +481,7 @@ impl OverlayLayer {
                 parent: s.parent.map(id_of),
                 path: path.to_string(),
                 name: s.name.clone(),
-                kind: s.kind.as_str().to_string(),
+                kind: s.kind,
                 container: s.container.clone(),
                 start_line: s.span.start_line,
                 end_line: s.span.end_line,
@@ -491,7 +492,7 @@ impl OverlayLayer {
         for c in &ex.calls {
             self.calls.push(CallRow {
                 path: path.to_string(),
-                lang: lang.to_string(),
+                lang,
                 caller: c.caller.map(id_of),
                 callee: c.callee.clone(),
                 receiver: c.receiver.clone(),
@@ -503,8 +504,8 @@ impl OverlayLayer {
             self.chunks.push(ChunkRow {
                 id,
                 path: path.to_string(),
-                lang: lang.to_string(),
-                kind: c.kind.as_str().to_string(),
+                lang,
+                kind: c.kind,
                 start_line: c.span.start_line,
                 end_line: c.span.end_line,
                 start_byte: c.span.start_byte,
@@ -716,7 +717,7 @@ impl Active {
     /// Whether `filter` admits overlay chunk `id`.
     pub(crate) fn admits_chunk(&self, filter: &Filter, id: i64) -> bool {
         self.chunk(id)
-            .is_some_and(|c| filter.admits(&c.path, &c.lang))
+            .is_some_and(|c| filter.admits(&c.path, c.lang))
     }
 
     pub(crate) fn chunk(&self, id: i64) -> Option<&ChunkRow> {
@@ -760,7 +761,7 @@ impl Active {
     /// Paths of the overlay files the index would hold, under `filter`.
     pub(crate) fn indexed_paths(&self, filter: &Filter) -> impl Iterator<Item = &String> {
         self.layer.entries.iter().filter_map(move |(p, e)| match e {
-            Entry::File { row, .. } if row.skip_reason.is_none() && filter.admits(p, &row.lang) => {
+            Entry::File { row, .. } if row.skip_reason.is_none() && filter.admits(p, row.lang) => {
                 Some(p)
             }
             _ => None,

@@ -5,7 +5,7 @@ use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::{Arc, Mutex, OnceLock};
 
-use lode_core::{Error, Result};
+use lode_core::{ChunkKind, Error, Language, Result, SymbolKind};
 use rusqlite::OptionalExtension;
 use serde::Serialize;
 
@@ -213,7 +213,7 @@ pub struct SymbolRow {
     pub parent: Option<i64>,
     pub path: String,
     pub name: String,
-    pub kind: String,
+    pub kind: SymbolKind,
     pub container: Option<String>,
     pub start_line: u32,
     pub end_line: u32,
@@ -226,8 +226,8 @@ pub struct SymbolRow {
 pub struct ChunkRow {
     pub id: i64,
     pub path: String,
-    pub lang: String,
-    pub kind: String,
+    pub lang: Language,
+    pub kind: ChunkKind,
     pub start_line: u32,
     pub end_line: u32,
     pub start_byte: u32,
@@ -241,7 +241,7 @@ pub struct FileRow {
     #[serde(skip)]
     pub id: i64,
     pub path: String,
-    pub lang: String,
+    pub lang: Language,
     pub size: u64,
     pub lines: u32,
     pub skip_reason: Option<String>,
@@ -282,13 +282,13 @@ pub struct IndexStats {
 pub struct Filter {
     /// Only files under this path (relative to the root, `/`-separated).
     pub path_prefix: Option<String>,
-    /// Only files of these languages (stable names).
-    pub languages: Vec<String>,
+    /// Only files of these languages.
+    pub languages: Vec<Language>,
 }
 
 impl Filter {
     /// Whether a file at `path` in language `lang` passes the filter.
-    pub fn admits(&self, path: &str, lang: &str) -> bool {
+    pub fn admits(&self, path: &str, lang: Language) -> bool {
         let prefix = self
             .path_prefix
             .as_deref()
@@ -300,11 +300,28 @@ impl Filter {
                     .strip_prefix(p)
                     .is_some_and(|rest| rest.starts_with('/'))
         });
-        under && (self.languages.is_empty() || self.languages.iter().any(|l| l == lang))
+        under && (self.languages.is_empty() || self.languages.contains(&lang))
     }
 }
 
 pub(crate) const SYMBOL_COLUMNS: &str = "s.id, s.parent, f.path, s.name, s.kind, s.container, s.start_line, s.end_line, s.signature, s.doc";
+
+/// A column holding a stored name (a language, a kind), read back: a name
+/// this version does not know is a row that cannot be decoded.
+pub(crate) fn named<T>(
+    r: &rusqlite::Row,
+    at: usize,
+    parse: fn(&str) -> Option<T>,
+) -> rusqlite::Result<T> {
+    let name: String = r.get(at)?;
+    parse(&name).ok_or_else(|| {
+        rusqlite::Error::FromSqlConversionFailure(
+            at,
+            rusqlite::types::Type::Text,
+            format!("unknown name {name:?}").into(),
+        )
+    })
+}
 
 pub(crate) fn symbol_row(r: &rusqlite::Row, at: usize) -> rusqlite::Result<SymbolRow> {
     Ok(SymbolRow {
@@ -312,7 +329,7 @@ pub(crate) fn symbol_row(r: &rusqlite::Row, at: usize) -> rusqlite::Result<Symbo
         parent: r.get(at + 1)?,
         path: r.get(at + 2)?,
         name: r.get(at + 3)?,
-        kind: r.get(at + 4)?,
+        kind: named(r, at + 4, SymbolKind::from_name)?,
         container: r.get(at + 5)?,
         start_line: r.get(at + 6)?,
         end_line: r.get(at + 7)?,
@@ -861,7 +878,7 @@ impl Index {
                     Ok(FileRow {
                         id: r.get(0)?,
                         path: r.get(1)?,
-                        lang: r.get(2)?,
+                        lang: named(r, 2, Language::from_name)?,
                         size: r.get::<_, i64>(3)? as u64,
                         lines: r.get(4)?,
                         skip_reason: r.get(5)?,
@@ -899,12 +916,14 @@ impl Index {
             .prepare_cached("SELECT path, lang FROM files WHERE skip_reason IS NULL ORDER BY path")
             .map_err(|e| self.err(e))?;
         let rows = stmt
-            .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))
+            .query_map([], |r| {
+                Ok((r.get::<_, String>(0)?, named(r, 1, Language::from_name)?))
+            })
             .map_err(|e| self.err(e))?;
         let mut out = Vec::new();
         for row in rows {
             let (path, lang) = row.map_err(|e| self.err(e))?;
-            if filter.admits(&path, &lang) {
+            if filter.admits(&path, lang) {
                 out.push(path);
             }
         }

@@ -4,16 +4,16 @@
 
 use serde::Serialize;
 
-use lode_core::Result;
+use lode_core::{Language, Result};
 
 use crate::overlay::unmasked;
-use crate::reader::{Index, SYMBOL_COLUMNS, SymbolRow, symbol_row};
+use crate::reader::{Index, SYMBOL_COLUMNS, SymbolRow, named, symbol_row};
 
 /// A call site as stored.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct CallRow {
     pub path: String,
-    pub lang: String,
+    pub lang: Language,
     /// The innermost symbol around the call (its id), if any.
     #[serde(skip)]
     pub caller: Option<i64>,
@@ -37,7 +37,7 @@ const CALL_COLUMNS: &str = "f.path, f.lang, c.caller, c.callee, c.receiver, c.st
 fn call_row(r: &rusqlite::Row) -> rusqlite::Result<CallRow> {
     Ok(CallRow {
         path: r.get(0)?,
-        lang: r.get(1)?,
+        lang: named(r, 1, Language::from_name)?,
         caller: r.get(2)?,
         callee: r.get(3)?,
         receiver: r.get(4)?,

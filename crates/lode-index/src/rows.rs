@@ -7,7 +7,9 @@ use std::sync::Arc;
 
 use rusqlite::{Connection, Statement};
 
-use crate::reader::{ChunkRow, SYMBOL_COLUMNS, symbol_row};
+use lode_core::{ChunkKind, Language};
+
+use crate::reader::{ChunkRow, SYMBOL_COLUMNS, named, symbol_row};
 
 /// Parameter counts of the cached statements of [`fetch`]: powers of two
 /// from this to [`MAX_ID_SLOTS`] (three statements cover a search's 100
@@ -55,8 +57,8 @@ pub(crate) fn fetch(conn: &Connection, ids: &[i64]) -> rusqlite::Result<Vec<Chun
         Ok(ChunkRow {
             id: r.get(0)?,
             path: r.get(1)?,
-            lang: r.get(2)?,
-            kind: r.get(3)?,
+            lang: named(r, 2, Language::from_name)?,
+            kind: named(r, 3, ChunkKind::from_name)?,
             start_line: r.get(4)?,
             end_line: r.get(5)?,
             start_byte: r.get(6)?,
@@ -103,6 +105,8 @@ impl RowCache {
 
 #[cfg(test)]
 mod tests {
+    use lode_core::SymbolKind;
+
     use super::*;
 
     /// A database of `n` chunks in two files; every third chunk has a symbol.
@@ -159,10 +163,33 @@ mod tests {
             assert_eq!(ids_of(fetch(&conn, &ids).unwrap()), ids);
         }
         let row = fetch(&conn, &[6]).unwrap().remove(0);
-        assert_eq!((row.path.as_str(), row.lang.as_str()), ("a.go", "go"));
-        assert_eq!(row.symbol.map(|s| s.name), Some("f6".to_string()));
+        assert_eq!((row.path.as_str(), row.lang), ("a.go", Language::Go));
+        assert_eq!(row.kind, ChunkKind::Symbol);
+        let symbol = row.symbol.unwrap();
+        assert_eq!(
+            (symbol.name.as_str(), symbol.kind),
+            ("f6", SymbolKind::Function)
+        );
         assert!(fetch(&conn, &[7]).unwrap()[0].symbol.is_none());
         assert!(fetch(&conn, &[]).unwrap().is_empty());
+    }
+
+    #[test]
+    fn a_stored_name_this_version_does_not_know_is_a_row_that_cannot_be_decoded() {
+        for damage in [
+            "UPDATE files SET lang = 'cobol' WHERE id = 1",
+            "UPDATE chunks SET kind = 'paragraph' WHERE id = 2",
+            "UPDATE symbols SET kind = 'gizmo' WHERE id = 6",
+        ] {
+            let conn = chunks_db(10);
+            conn.execute(damage, []).unwrap();
+            let err = fetch(&conn, &[2, 6]).unwrap_err();
+            assert!(
+                matches!(err, rusqlite::Error::FromSqlConversionFailure(..)),
+                "{damage}: {err}"
+            );
+            assert!(err.to_string().contains("unknown name"), "{damage}: {err}");
+        }
     }
 
     #[test]

@@ -11,9 +11,9 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use lode_core::Result;
+use lode_core::{Language, Result};
 
-use crate::reader::{Filter, Index};
+use crate::reader::{Filter, Index, named};
 
 /// Parameters of whole-file BM25.
 #[derive(Clone, Copy, Debug)]
@@ -41,7 +41,7 @@ impl Default for FileBm25Params {
 #[derive(Clone, Debug, PartialEq)]
 pub struct FileScore {
     pub path: String,
-    pub lang: String,
+    pub lang: Language,
     pub score: f64,
 }
 
@@ -70,7 +70,7 @@ pub struct DenseFiles {
 
 struct FileEntry {
     path: String,
-    lang: String,
+    lang: Language,
     /// Name and body tokens of all its chunks.
     len: u32,
 }
@@ -103,10 +103,7 @@ impl Index {
         let mut extra_slot: HashMap<String, u32> = HashMap::new();
         if let Some(o) = &over {
             for (path, len) in o.file_lengths() {
-                let lang = self
-                    .file(path)?
-                    .map(|f| f.lang)
-                    .unwrap_or_else(|| "text".to_string());
+                let lang = self.file(path)?.map_or(Language::Text, |f| f.lang);
                 extra_slot.insert(path.to_string(), (table.files.len() + extra.len()) as u32);
                 extra.push(FileEntry {
                     path: path.to_string(),
@@ -128,7 +125,7 @@ impl Index {
         let admitted: Vec<bool> = (0..disk_files + extra.len())
             .map(|slot| {
                 let e = entry(slot as u32);
-                filter.admits(&e.path, &e.lang)
+                filter.admits(&e.path, e.lang)
                     && (slot >= disk_files || over.as_ref().is_none_or(|o| !o.masks(&e.path)))
             })
             .collect();
@@ -201,7 +198,7 @@ impl Index {
                 let e = entry(slot);
                 FileScore {
                     path: e.path.clone(),
-                    lang: e.lang.clone(),
+                    lang: e.lang,
                     score,
                 }
             })
@@ -232,7 +229,7 @@ impl Index {
                 slot_of.insert(r.get(0).map_err(|e| self.err(e))?, files.len() as u32);
                 files.push(FileEntry {
                     path: r.get(1).map_err(|e| self.err(e))?,
-                    lang: r.get(2).map_err(|e| self.err(e))?,
+                    lang: named(r, 2, Language::from_name).map_err(|e| self.err(e))?,
                     len: 0,
                 });
             }

@@ -14,9 +14,9 @@ pub fn filter(path_prefix: Option<String>, languages: &[String]) -> Result<Filte
                 "unknown language {l:?} (try python, rust, typescript, go, …)"
             ))
         })?;
-        names.push(lang.as_str().to_string());
+        names.push(lang);
         if lang == Language::TypeScript {
-            names.push(Language::Tsx.as_str().to_string());
+            names.push(Language::Tsx);
         }
     }
     Ok(Filter {
@@ -33,7 +33,7 @@ mod tests {
     fn typescript_includes_tsx_and_unknown_languages_are_refused() {
         let f = filter(Some("src".into()), &["ts".into()]).unwrap();
         assert_eq!(f.path_prefix.as_deref(), Some("src"));
-        assert_eq!(f.languages, ["typescript", "tsx"]);
+        assert_eq!(f.languages, [Language::TypeScript, Language::Tsx]);
         let err = filter(None, &["cobolt".into()]).unwrap_err();
         assert_eq!(err.code(), lode_core::ErrorCode::BadQuery);
         assert!(err.to_string().contains("cobolt"), "{err}");

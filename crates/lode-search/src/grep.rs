@@ -4,7 +4,7 @@ use std::collections::HashMap;
 
 use grep_regex::RegexMatcherBuilder;
 use grep_searcher::{BinaryDetection, SearcherBuilder, sinks::Lossy};
-use lode_core::{Error, Result};
+use lode_core::{Error, Result, SymbolKind};
 use lode_index::{Filter, Index, SymbolRow};
 use serde::Serialize;
 
@@ -40,7 +40,7 @@ pub struct GrepGroup {
     pub path: String,
     /// The enclosing symbol; `None` for lines outside every symbol.
     pub symbol: Option<String>,
-    pub kind: Option<String>,
+    pub kind: Option<SymbolKind>,
     pub container: Option<String>,
     /// The symbol's span, or the span of the lines for top-level matches.
     pub start_line: u32,
@@ -177,7 +177,7 @@ fn group_file(path: &str, symbols: &[SymbolRow], lines: Vec<GrepLine>, out: &mut
                 GrepGroup {
                     path: path.to_string(),
                     symbol: Some(s.name.clone()),
-                    kind: Some(s.kind.clone()),
+                    kind: Some(s.kind),
                     container: s.container.clone(),
                     start_line: s.start_line,
                     end_line: s.end_line,

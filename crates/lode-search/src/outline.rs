@@ -1,13 +1,13 @@
 //! A file's symbols as a tree.
 
-use lode_core::{Error, Result};
+use lode_core::{Error, Language, Result, SymbolKind};
 use lode_index::{Index, SymbolRow};
 use serde::Serialize;
 
 #[derive(Clone, Debug, Serialize)]
 pub struct OutlineNode {
     pub name: String,
-    pub kind: String,
+    pub kind: SymbolKind,
     pub start_line: u32,
     pub end_line: u32,
     pub signature: String,
@@ -20,7 +20,7 @@ pub struct OutlineNode {
 #[derive(Clone, Debug, Serialize)]
 pub struct Outline {
     pub path: String,
-    pub language: String,
+    pub language: Language,
     pub lines: u32,
     pub symbols: Vec<OutlineNode>,
 }
@@ -53,7 +53,7 @@ fn tree(rows: &[SymbolRow]) -> Vec<OutlineNode> {
             .filter(|r| r.parent == parent)
             .map(|r| OutlineNode {
                 name: r.name.clone(),
-                kind: r.kind.clone(),
+                kind: r.kind,
                 start_line: r.start_line,
                 end_line: r.end_line,
                 signature: r.signature.clone(),
@@ -71,7 +71,7 @@ fn tree(rows: &[SymbolRow]) -> Vec<OutlineNode> {
 /// One symbol of a directory outline: kind, name, first line, nesting depth.
 #[derive(Clone, Debug, Serialize)]
 pub struct CompactSymbol {
-    pub kind: String,
+    pub kind: SymbolKind,
     pub name: String,
     pub line: u32,
     pub depth: u32,
@@ -81,7 +81,7 @@ pub struct CompactSymbol {
 #[derive(Clone, Debug, Serialize)]
 pub struct FileOutline {
     pub path: String,
-    pub language: String,
+    pub language: Language,
     pub symbols: Vec<CompactSymbol>,
 }
 
@@ -130,13 +130,13 @@ pub fn outline_dir(index: &Index, dir: &str, max_symbols: usize) -> Result<DirOu
             }
             room -= 1;
             symbols.push(CompactSymbol {
-                kind: r.kind.clone(),
+                kind: r.kind,
                 name: r.name.clone(),
                 line: r.start_line,
                 depth,
             });
         }
-        let language = index.file(&path)?.map(|f| f.lang).unwrap_or_default();
+        let language = index.file(&path)?.map_or(Language::Text, |f| f.lang);
         out.files.push(FileOutline {
             path,
             language,

@@ -5,6 +5,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use lode_core::Language;
 use lode_index::{ChunkRow, tokens};
 
 /// How much the dense ranking counts in the fusion. Measured: 0.3 beats 0.4
@@ -52,13 +53,13 @@ pub fn rerank(q: &QueryShape, scored: &mut [Scored], chunks: f64) {
     // Most of a boost is the file's, the same for each of its chunks: worked
     // out once per file.
     let boosts: Vec<f64> = {
-        let mut by_file: FastMap<(&str, &str), f64> = FastMap::default();
+        let mut by_file: FastMap<(&str, Language), f64> = FastMap::default();
         scored
             .iter()
             .map(|(_, c)| {
                 let file = by_file
-                    .entry((c.path.as_str(), c.lang.as_str()))
-                    .or_insert_with(|| q.file_factor(&c.path, &c.lang));
+                    .entry((c.path.as_str(), c.lang))
+                    .or_insert_with(|| q.file_factor(&c.path, c.lang));
                 q.symbol_factor(c) * *file
             })
             .collect()
@@ -392,7 +393,7 @@ impl QueryShape {
     }
 
     /// The boost of a file's chunks for what its path and language say.
-    fn file_factor(&self, path: &str, lang: &str) -> f64 {
+    fn file_factor(&self, path: &str, lang: Language) -> f64 {
         let mut b = 1.0;
         let file = path.rsplit('/').next().unwrap_or(path);
         if self.names_file(file) || self.abbreviates(file) {
@@ -418,11 +419,11 @@ impl QueryShape {
             b *= 0.7;
         }
         // Prose (Markdown, text) answers "where is it done" less well than code.
-        if !self.wants_docs && is_prose(lang) {
+        if !self.wants_docs && lang.is_prose() {
             b *= 0.5;
         }
         // Data files (JSON, YAML, TOML) hold names and words without the code.
-        if is_data(lang) {
+        if lang.is_data() {
             b *= 0.5;
         }
         b
@@ -449,14 +450,6 @@ pub(crate) fn is_test_path(path: &str) -> bool {
         || lfile.contains(".spec.")
 }
 
-fn is_prose(lang: &str) -> bool {
-    matches!(lang, "markdown" | "text")
-}
-
-fn is_data(lang: &str) -> bool {
-    matches!(lang, "json" | "yaml" | "toml")
-}
-
 pub(crate) fn is_example_path(path: &str) -> bool {
     path.split('/').any(|seg| {
         matches!(
@@ -474,8 +467,8 @@ mod tests {
         ChunkRow {
             id,
             path: path.to_string(),
-            lang: "rust".to_string(),
-            kind: "symbol".to_string(),
+            lang: Language::Rust,
+            kind: lode_core::ChunkKind::Symbol,
             start_line: id as u32 * 10,
             end_line: id as u32 * 10 + 5,
             start_byte: 0,
@@ -485,7 +478,7 @@ mod tests {
                 parent: None,
                 path: path.to_string(),
                 name: name.to_string(),
-                kind: "function".to_string(),
+                kind: lode_core::SymbolKind::Function,
                 container: None,
                 start_line: 1,
                 end_line: 2,
@@ -721,7 +714,7 @@ mod tests {
     #[test]
     fn data_files_rank_below_code() {
         let mut data = chunk(1, "commands/setrange.json", None);
-        data.lang = "json".to_string();
+        data.lang = Language::Json;
         let scored = vec![(1.0, data), (0.8, chunk(2, "src/t_string.c", None))];
         assert_eq!(order("setrange modifies a string", &scored)[0], 2);
     }
@@ -768,7 +761,7 @@ mod tests {
         let q = QueryShape::new("Config::load");
         let c = chunk(1, "internal/configs/load_test.go", Some("load"));
         assert_eq!(q.symbol_factor(&c), 2.0);
-        assert_eq!(q.file_factor(&c.path, &c.lang), 0.3);
+        assert_eq!(q.file_factor(&c.path, c.lang), 0.3);
         let c = chunk(2, "internal/configs/parser.go", Some("loader"));
         assert_eq!(q.symbol_factor(&c), 1.0);
     }

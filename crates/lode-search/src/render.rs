@@ -6,7 +6,7 @@
 
 use std::fmt::Write;
 
-use lode_core::shown;
+use lode_core::{SymbolKind, shown};
 use serde::Serialize;
 
 use crate::{
@@ -84,7 +84,7 @@ pub fn grep_text(r: &GrepResults) -> String {
     for g in &r.groups {
         let label = match &g.symbol {
             Some(name) => symbol_label(
-                g.kind.as_deref().unwrap_or("symbol"),
+                g.kind.map_or("symbol", SymbolKind::as_str),
                 name,
                 g.container.as_deref(),
             ),

@@ -3,7 +3,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use lode_core::Result;
+use lode_core::{Language, Result};
 use lode_index::lexical::Bm25Params;
 use lode_index::{ChunkRow, Filter, Index, tokens};
 use serde::Serialize;
@@ -55,7 +55,7 @@ pub struct SearchHit {
     /// The symbol's kind (`function`, `class`, …), or the chunk's kind when it has no symbol.
     pub kind: String,
     pub container: Option<String>,
-    pub language: String,
+    pub language: Language,
     /// The first lines of the chunk, as in the file.
     pub snippet: String,
 }
@@ -150,7 +150,7 @@ fn group_by_file(hits: &[SearchHit]) -> Vec<FileHit> {
             Some(f) => f.chunks.push(h.clone()),
             None => files.push(FileHit {
                 path: h.path.clone(),
-                language: h.language.clone(),
+                language: h.language,
                 score: h.score,
                 evidence: Vec::new(),
                 chunks: vec![h.clone()],
@@ -234,8 +234,8 @@ pub(crate) fn to_hit(
         .collect::<Vec<_>>()
         .join("\n");
     let (symbol, kind, container) = match c.symbol {
-        Some(s) => (Some(s.name), s.kind, s.container),
-        None => (None, c.kind, None),
+        Some(s) => (Some(s.name), s.kind.as_str(), s.container),
+        None => (None, c.kind.as_str(), None),
     };
     SearchHit {
         path: c.path,
@@ -243,7 +243,7 @@ pub(crate) fn to_hit(
         end_line: c.end_line,
         score: (score * 10_000.0).round() / 10_000.0,
         symbol,
-        kind,
+        kind: kind.to_string(),
         container,
         language: c.lang,
         snippet,

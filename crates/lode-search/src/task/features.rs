@@ -258,7 +258,7 @@ impl SomeChunkScores {
 /// A candidate file.
 pub struct Candidate {
     pub path: String,
-    pub lang: String,
+    pub lang: Language,
     pub features: FileFeatures,
     /// Lines the task points at in it: trace frames, quoted code and messages.
     pub frame_lines: Vec<u32>,
@@ -280,13 +280,13 @@ pub fn gather(
 ) -> Result<Gathered> {
     let weighted = informative_terms(index, terms)?;
     let mut files: FastMap<String, Candidate> = FastMap::default();
-    let candidate = |files: &mut FastMap<String, Candidate>, path: &str, lang: &str| {
+    let candidate = |files: &mut FastMap<String, Candidate>, path: &str, lang: Language| {
         if !files.contains_key(path) {
             files.insert(
                 path.to_string(),
                 Candidate {
                     path: path.to_string(),
-                    lang: lang.to_string(),
+                    lang,
                     features: FileFeatures::default(),
                     frame_lines: Vec::new(),
                     defined: Vec::new(),
@@ -300,7 +300,7 @@ pub fn gather(
     let whole = index.file_lexical(&weighted, &FileBm25Params::default(), filter, FILE_POOL)?;
     let best_whole = whole.first().map_or(0.0, |f| f.score);
     for f in &whole {
-        candidate(&mut files, &f.path, &f.lang);
+        candidate(&mut files, &f.path, f.lang);
         files
             .get_mut(&f.path)
             .expect("added")
@@ -338,7 +338,7 @@ pub fn gather(
     let best_fused = fused.values().copied().fold(0.0, f64::max);
     for row in rows {
         let s = fused.get(&row.id).copied().unwrap_or(0.0);
-        candidate(&mut files, &row.path, &row.lang);
+        candidate(&mut files, &row.path, row.lang);
         let c = files.get_mut(&row.path).expect("added");
         c.features.raise(Feature::Chunk, ratio(s, best_fused));
         if let Some(&cos) = cosine.get(&row.id) {
@@ -351,13 +351,13 @@ pub fn gather(
     // Every path: named things and imports resolve against them.
     let all_paths = index.indexed_paths(filter)?;
     let paths = PathIndex::new(&all_paths);
-    let lang_of = |index: &Index, path: &str| -> Result<String> {
-        Ok(index.file(path)?.map(|f| f.lang).unwrap_or_default())
+    let lang_of = |index: &Index, path: &str| -> Result<Language> {
+        Ok(index.file(path)?.map_or(Language::Text, |f| f.lang))
     };
     for m in &task.paths {
         for (path, strength) in paths.resolve_path(&m.path, false) {
             let lang = lang_of(index, path)?;
-            candidate(&mut files, path, &lang);
+            candidate(&mut files, path, lang);
             let c = files.get_mut(path).expect("added");
             c.features.raise(Feature::Path, strength);
         }
@@ -377,7 +377,7 @@ pub fn gather(
         let depth_share = (depth + 1) as f64 / deepest as f64;
         for (path, strength) in found {
             let lang = lang_of(index, path)?;
-            candidate(&mut files, path, &lang);
+            candidate(&mut files, path, lang);
             let c = files.get_mut(path).expect("added");
             c.features.raise(Feature::Frame, strength * depth_share);
             c.frame_lines.extend(f.line);
@@ -386,7 +386,7 @@ pub fn gather(
     for m in &task.modules {
         for (path, strength) in paths.resolve_module(m) {
             let lang = lang_of(index, path)?;
-            candidate(&mut files, path, &lang);
+            candidate(&mut files, path, lang);
             let c = files.get_mut(path).expect("added");
             c.features.raise(Feature::Module, strength);
         }
@@ -425,10 +425,10 @@ pub fn gather(
             let share = 1.0 / defining.len() as f64;
             for path in defining {
                 let lang = lang_of(index, path)?;
-                if !filter.admits(path, &lang) {
+                if !filter.admits(path, lang) {
                     continue;
                 }
-                candidate(&mut files, path, &lang);
+                candidate(&mut files, path, lang);
                 let c = files.get_mut(path).expect("added");
                 c.features.0[feature as usize] += share;
                 match feature {
@@ -461,10 +461,7 @@ pub fn gather(
         c.features.set(Feature::Stem, words.names_file(&c.path));
         c.features
             .set(Feature::Test, flag(rank::is_test_path(&c.path)));
-        c.features.set(
-            Feature::NonCode,
-            flag(!Language::from_name(&c.lang).is_some_and(Language::is_code)),
-        );
+        c.features.set(Feature::NonCode, flag(!c.lang.is_code()));
         c.features.set(
             Feature::Example,
             flag(rank::is_example_path(&lower) || is_docs_path(&lower)),
@@ -525,7 +522,7 @@ fn mark_imported(index: &Index, files: &mut Vec<Candidate>, paths: &PathIndex) -
         let i = match by_path.get(path) {
             Some(&i) => i,
             None => {
-                let lang = index.file(path)?.map(|f| f.lang).unwrap_or_default();
+                let lang = index.file(path)?.map_or(Language::Text, |f| f.lang);
                 let mut c = Candidate {
                     path: path.to_string(),
                     lang,

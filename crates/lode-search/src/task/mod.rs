@@ -17,7 +17,7 @@ mod text;
 
 use serde::Serialize;
 
-use lode_core::Result;
+use lode_core::{Language, Result};
 use lode_index::{ChunkRow, Filter, Index};
 
 pub use features::{FEATURES, Feature, FileFeatures, Weights};
@@ -86,7 +86,7 @@ impl Default for TaskOptions {
 #[derive(Clone, Debug, Serialize)]
 pub struct FileHit {
     pub path: String,
-    pub language: String,
+    pub language: Language,
     pub score: f64,
     /// What pointed at it: `path named`, `trace frame`, `defines parse_config`, ….
     pub evidence: Vec<String>,
