@@ -528,6 +528,8 @@ pub(crate) fn insert_vector_row(
     data: &[u8],
 ) -> rusqlite::Result<bool> {
     let ids: Vec<u8> = chunk_ids.iter().flat_map(|id| id.to_le_bytes()).collect();
+    let mut data = data.to_vec();
+    crate::checksum::seal(&mut data, &ids);
     let inserted = tx
         .prepare_cached("INSERT OR IGNORE INTO vectors(file_id, ids, data) VALUES (?1, ?2, ?3)")?
         .execute(params![file_id, ids, data])?;
@@ -540,14 +542,27 @@ pub(crate) fn vector_ids(ids: &[u8]) -> impl Iterator<Item = i64> + '_ {
         .map(|b| i64::from_le_bytes(b.try_into().expect("8 bytes")))
 }
 
-/// A file's `vectors` row as `(ids, data)`, if it has one.
+/// A file's `vectors` row as `(ids, data)`, if it has one, its check passed
+/// (`data` without it).
 pub(crate) fn file_vectors(
     conn: &rusqlite::Connection,
     file_id: i64,
 ) -> rusqlite::Result<Option<(Vec<u8>, Vec<u8>)>> {
     conn.prepare_cached("SELECT ids, data FROM vectors WHERE file_id = ?1")?
-        .query_row([file_id], |r| Ok((r.get(0)?, r.get(1)?)))
+        .query_row([file_id], |r| {
+            let (ids, data) = vector_columns(r)?;
+            Ok((ids.to_vec(), data.to_vec()))
+        })
         .optional()
+}
+
+/// A `vectors` row's `ids` and `data` blobs (its last two columns), the
+/// check of `data` passed and cut off.
+pub(crate) fn vector_columns<'r>(row: &'r rusqlite::Row) -> rusqlite::Result<(&'r [u8], &'r [u8])> {
+    let n = row.as_ref().column_count();
+    let ids = row.get_ref(n - 2)?.as_blob()?;
+    let data = row.get_ref(n - 1)?.as_blob()?;
+    Ok((ids, crate::checksum::open_column(data, ids, n - 1)?))
 }
 
 /// Writes the vectors of `files` that still match the index (same content

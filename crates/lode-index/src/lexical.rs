@@ -126,7 +126,8 @@ fn get_varint(data: &[u8], pos: &mut usize) -> Option<u64> {
     }
 }
 
-/// Encodes postings sorted by chunk id: delta-coded ids, then the six counts, all varints.
+/// Encodes postings sorted by chunk id: delta-coded ids, then the six
+/// counts, all varints, then the blob's check (`checksum`).
 pub fn encode(postings: &[Posting]) -> Vec<u8> {
     let mut out = Vec::with_capacity(postings.len() * 8);
     let mut prev = 0i64;
@@ -139,11 +140,14 @@ pub fn encode(postings: &[Posting]) -> Vec<u8> {
             put_varint(&mut out, u64::from(v));
         }
     }
+    crate::checksum::seal(&mut out, &[]);
     out
 }
 
-/// Decodes a blob written by [`encode`]; `None` when it is damaged.
-pub fn decode(data: &[u8], mut f: impl FnMut(Posting)) -> Option<()> {
+/// Decodes a blob written by [`encode`]; `None` when it is damaged: its
+/// check fails (then `f` sees none of it), or it does not decode.
+pub fn decode(blob: &[u8], mut f: impl FnMut(Posting)) -> Option<()> {
+    let data = crate::checksum::open(blob, &[])?;
     let mut pos = 0;
     let mut chunk = 0i64;
     while pos < data.len() {
@@ -272,12 +276,20 @@ impl PendingPostings {
                 let old = stored.remove(&block);
                 let mut list: Vec<Posting> = Vec::new();
                 if let Some(blob) = &old {
-                    // A damaged blob loses its old postings; the rest of the build goes on.
-                    let _ = decode(blob, |p| {
+                    // A damaged blob fails the build, which then starts afresh:
+                    // kept, its postings would be lost from the index unsaid.
+                    decode(blob, |p| {
                         if !removed_chunks.contains(&p.chunk) {
                             list.push(p);
                         }
-                    });
+                    })
+                    .ok_or_else(|| {
+                        rusqlite::Error::FromSqlConversionFailure(
+                            3,
+                            rusqlite::types::Type::Blob,
+                            format!("damaged postings for {term:?}").into(),
+                        )
+                    })?;
                 }
                 if let Some(new) = new_by_block.remove(&block) {
                     list.extend(new);
@@ -635,6 +647,15 @@ mod tests {
             decode(&blob[..blob.len() - 1], |_| {}).is_none(),
             "a truncated blob is detected"
         );
+        // A flipped bit anywhere still decodes as varints, to other
+        // postings; the check catches it before any posting is given out.
+        for byte in 0..blob.len() {
+            let mut flipped = blob.clone();
+            flipped[byte] ^= 0x04;
+            let mut seen = 0;
+            assert!(decode(&flipped, |_| seen += 1).is_none(), "byte {byte}");
+            assert_eq!(seen, 0, "byte {byte}");
+        }
     }
 
     #[test]

@@ -54,6 +54,7 @@
 //! ```
 
 mod build;
+mod checksum;
 mod counts;
 pub mod diagnostics;
 pub mod embed;

@@ -108,14 +108,6 @@ impl StoredVectors {
     }
 }
 
-/// A `vectors` row's `ids` and `data` blobs (the row's columns after the first).
-fn vector_row<'r>(row: &'r rusqlite::Row) -> rusqlite::Result<(&'r [u8], &'r [u8])> {
-    let n = row.as_ref().column_count();
-    let ids = row.get_ref(n - 2)?.as_blob()?;
-    let data = row.get_ref(n - 1)?.as_blob()?;
-    Ok((ids, data))
-}
-
 /// The build generation and the count of chunks without vectors, as committed.
 fn generation_and_pending(conn: &rusqlite::Connection) -> rusqlite::Result<(u64, u64)> {
     let meta = |key: &str| -> rusqlite::Result<u64> {
@@ -774,7 +766,7 @@ impl Index {
         let mut rows = stmt.query([]).map_err(|e| self.err(e))?;
         while let Some(row) = rows.next().map_err(|e| self.err(e))? {
             let file: i64 = row.get(0).map_err(|e| self.err(e))?;
-            let (ids, data) = vector_row(row).map_err(|e| self.err(e))?;
+            let (ids, data) = crate::embed::vector_columns(row).map_err(|e| self.err(e))?;
             v.append(file, ids, data);
         }
         drop(rows);

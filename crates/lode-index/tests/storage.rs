@@ -161,6 +161,8 @@ fn dump(loc: &IndexLocation) -> Dump {
         .unwrap();
     for row in rows {
         let (ids, data) = row.unwrap();
+        // The vectors, then their 4-byte check.
+        let data = &data[..data.len() - 4];
         let n = ids.len() / 8;
         let width = data.len() / n;
         for (i, id) in ids.chunks(8).enumerate() {
