@@ -95,6 +95,10 @@ impl Language {
 
     /// Parses a language name, accepting common aliases (`js`, `ts`, `c++`, `c#`, `sh`…).
     pub fn from_name(name: &str) -> Option<Language> {
+        // The stable names first: every row an index reads back holds one.
+        if let Some(&lang) = Language::ALL.iter().find(|l| l.as_str() == name) {
+            return Some(lang);
+        }
         let lower = name.trim().to_ascii_lowercase();
         let lang = match lower.as_str() {
             "bash" | "sh" | "shell" | "zsh" => Language::Bash,
