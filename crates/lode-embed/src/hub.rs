@@ -26,7 +26,9 @@ pub const MAX_FILE_BYTES: u64 = 2 * 1024 * 1024 * 1024;
 /// A model named `hf:ORG/NAME`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct HubModel {
+    /// The owner: `minishlab` of `minishlab/potion-base-8M`.
     pub org: String,
+    /// The repository: `potion-base-8M`.
     pub name: String,
 }
 

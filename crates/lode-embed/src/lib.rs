@@ -79,6 +79,8 @@
 //! when a process parsed `tokenizer.json`, built the tries and hashed the files;
 //! `perf stat -r 30 -e task-clock target/release/examples/load_time`).
 
+#![deny(missing_docs)]
+
 mod error;
 pub mod hub;
 mod model;

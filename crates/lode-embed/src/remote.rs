@@ -64,6 +64,7 @@ impl Protocol {
 /// How to reach an embedding server.
 #[derive(Clone, Debug)]
 pub struct RemoteOptions {
+    /// The API the server speaks.
     pub protocol: Protocol,
     /// Base URL (`http://127.0.0.1:11434`, `https://host/v1`) or the full API URL.
     pub endpoint: String,
@@ -149,6 +150,7 @@ impl RemoteEmbedder {
         self.client.url()
     }
 
+    /// How this embedder reaches its server.
     pub fn options(&self) -> &RemoteOptions {
         &self.opts
     }

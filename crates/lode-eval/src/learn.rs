@@ -16,17 +16,24 @@ use serde::Serialize;
 pub struct Query {
     /// What it belongs to (a repository), for held-out splits.
     pub group: String,
+    /// Each candidate's features, and whether it is a gold file.
     pub candidates: Vec<(Vec<f64>, bool)>,
+    /// Gold files in all, among the candidates or not (recall's denominator).
     pub gold: usize,
 }
 
 /// File-ranking measures over queries.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
 pub struct Objective {
+    /// Queries scored.
     pub queries: usize,
+    /// Mean share of a query's gold files in its first file.
     pub recall_at_1: f64,
+    /// The same in the first five.
     pub recall_at_5: f64,
+    /// The same in the first ten.
     pub recall_at_10: f64,
+    /// Mean reciprocal rank of the first gold file within ten.
     pub mrr_at_10: f64,
 }
 

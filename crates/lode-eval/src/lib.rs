@@ -107,6 +107,8 @@
 //! println!("{}", report.render_text());
 //! ```
 
+#![deny(missing_docs)]
+
 mod baseline;
 mod case;
 mod error;

@@ -39,6 +39,7 @@ pub struct Config {
     /// relative path is relative to the config file's directory.
     #[serde(default)]
     pub telemetry_file: Option<PathBuf>,
+    /// How `tool_search` ranks the catalog (`[search]`).
     #[serde(default)]
     pub search: SearchConfig,
     /// The downstream servers, `[[server]]` tables, in order.
@@ -54,6 +55,7 @@ pub struct ServerConfig {
     pub name: String,
     /// The program, found on `PATH` unless it is a path.
     pub command: String,
+    /// Its arguments.
     #[serde(default)]
     pub args: Vec<String>,
     /// Added to the gateway's own environment.
@@ -126,10 +128,12 @@ impl Config {
         Ok(config)
     }
 
+    /// How long a tool call may take (`call_timeout_ms`).
     pub fn call_timeout(&self) -> Duration {
         Duration::from_millis(self.call_timeout_ms)
     }
 
+    /// How long a server may take to start and list its tools (`start_timeout_ms`).
     pub fn start_timeout(&self) -> Duration {
         Duration::from_millis(self.start_timeout_ms)
     }

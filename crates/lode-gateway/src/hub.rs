@@ -32,6 +32,7 @@ struct Route {
 /// One downstream server's state, for reports and tests.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ServerStatus {
+    /// Its `name` in the config.
     pub name: String,
     /// Tools it put in the catalog.
     pub tools: usize,
@@ -207,6 +208,7 @@ impl Hub {
         Ok(hub)
     }
 
+    /// The tool catalog of every server, searchable.
     pub fn toolbox(&self) -> &Arc<Toolbox> {
         &self.toolbox
     }

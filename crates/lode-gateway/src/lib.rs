@@ -87,6 +87,8 @@
 //! # Ok(()) }
 //! ```
 
+#![deny(missing_docs)]
+
 mod config;
 mod downstream;
 mod hub;
@@ -110,6 +112,7 @@ pub enum Error {
     /// tool no server has. One line, starting with the file.
     #[error("{0}")]
     Config(String),
+    /// The host's connection failed.
     #[error("stdin/stdout: {0}")]
     Io(#[from] std::io::Error),
 }

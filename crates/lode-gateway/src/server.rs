@@ -43,6 +43,7 @@ impl Gateway {
         }
     }
 
+    /// The downstream servers it routes to.
     pub fn hub(&self) -> &Arc<Hub> {
         &self.hub
     }

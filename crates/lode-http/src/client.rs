@@ -12,7 +12,9 @@ const MAX_BACKOFF: Duration = Duration::from_secs(2);
 /// and how long that was, for the message when it passes.
 #[derive(Clone, Copy, Debug)]
 pub struct Deadline {
+    /// When it passes.
     pub at: Instant,
+    /// The time it allowed in all, for messages.
     pub allowed: Duration,
 }
 
@@ -75,6 +77,7 @@ impl JsonClient {
         self
     }
 
+    /// The URL requests go to.
     pub fn url(&self) -> &str {
         &self.url
     }

@@ -8,7 +8,12 @@ use std::time::Duration;
 pub enum Error {
     /// The environment variable meant to hold the key is unset or empty;
     /// `setting` is the config key that names it (`embed.api_key_env`).
-    NoKey { var: String, setting: &'static str },
+    NoKey {
+        /// The variable's name.
+        var: String,
+        /// The config key that names it.
+        setting: &'static str,
+    },
     /// No complete answer within the timeout.
     Timeout,
     /// A status outside 2xx (a redirect included: none is followed).
@@ -66,7 +71,12 @@ pub enum GaveUp {
     /// time the deadline allowed in all.
     Deadline(Duration),
     /// The last try failed: not transiently, or on the last allowed try.
-    Failed { error: Error, tries: u32 },
+    Failed {
+        /// Why the last try failed.
+        error: Error,
+        /// Tries made, the last included.
+        tries: u32,
+    },
 }
 
 impl fmt::Display for GaveUp {

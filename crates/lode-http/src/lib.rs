@@ -35,6 +35,8 @@
 //! # Ok::<(), String>(())
 //! ```
 
+#![deny(missing_docs)]
+
 mod client;
 mod error;
 // Also built for this crate's own tests.

@@ -11,11 +11,14 @@ use crate::ToolError;
 /// `structuredContent`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Answer {
+    /// The compact text.
     pub text: String,
+    /// The JSON envelope and body.
     pub json: Value,
 }
 
 impl Answer {
+    /// The answer as a successful tool result.
     pub fn into_result(self) -> CallToolResult {
         let mut r = CallToolResult::success(vec![ContentBlock::text(self.text)]);
         r.structured_content = Some(self.json);

@@ -8,14 +8,19 @@ use std::fmt;
 /// bug in lode; the server goes on).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ToolError {
+    /// Stable, `lode.`-prefixed: what a client may branch on.
     pub code: &'static str,
+    /// One line for a person.
     pub message: String,
 }
 
 impl ToolError {
+    /// An argument missing, unknown, of the wrong type or out of range.
     pub const BAD_ARGUMENT: &'static str = "lode.bad_argument";
+    /// A bug in lode (a panic caught); the server goes on.
     pub const INTERNAL: &'static str = "lode.internal";
 
+    /// An error of `code`.
     pub fn new(code: &'static str, message: impl Into<String>) -> ToolError {
         ToolError {
             code,
@@ -23,10 +28,12 @@ impl ToolError {
         }
     }
 
+    /// [`ToolError::BAD_ARGUMENT`].
     pub fn bad_argument(message: impl Into<String>) -> ToolError {
         ToolError::new(ToolError::BAD_ARGUMENT, message)
     }
 
+    /// A path outside the served repositories (`lode.bad_path`).
     pub fn bad_path(message: impl Into<String>) -> ToolError {
         ToolError::new(lode_core::ErrorCode::BadPath.as_str(), message)
     }

@@ -53,6 +53,8 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+#![deny(missing_docs)]
+
 mod answer;
 mod args;
 mod embedding;
@@ -101,6 +103,8 @@ pub struct Options {
 }
 
 impl Options {
+    /// Serves `roots` with the defaults: watched, the user's config empty,
+    /// lode's cache, the default caps.
     pub fn new(roots: Vec<PathBuf>) -> Options {
         Options {
             roots,

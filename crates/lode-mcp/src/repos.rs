@@ -32,6 +32,7 @@ pub struct Repos {
 /// holds a SQLite connection, `Send` but not `Sync`), and the watcher's
 /// debounce thread takes the same lock to bring the index up to date.
 pub struct Repo {
+    /// Its root and where its index lives.
     pub location: IndexLocation,
     open: Arc<Mutex<Option<OpenIndex>>>,
     /// Started with the index, stopped when it is closed.
@@ -58,6 +59,7 @@ pub struct Target {
     pub repo: usize,
     /// Relative to the root, `/`-separated; `None` for the root itself.
     pub rel: Option<String>,
+    /// It names a directory (or the root), not a file.
     pub is_dir: bool,
 }
 
@@ -95,14 +97,17 @@ impl Repos {
 
     /// The canonical roots, the first being where relative paths start.
     /// The user configuration the server started with.
+    /// The user's config (each root narrows it with its own).
     pub fn config(&self) -> &Config {
         &self.config
     }
 
+    /// The served roots, the first first.
     pub fn roots(&self) -> impl Iterator<Item = &Path> {
         self.repos.iter().map(|r| r.location.root.as_path())
     }
 
+    /// Repository `i`, in the order of the roots.
     pub fn repo(&self, i: usize) -> &Repo {
         &self.repos[i]
     }

@@ -61,6 +61,7 @@ impl Server {
         })
     }
 
+    /// The repositories it serves.
     pub fn repos(&self) -> &Repos {
         &self.inner.repos
     }

@@ -22,6 +22,8 @@
 //! assert_eq!(file.imports[0].source, "os");
 //! ```
 
+#![deny(missing_docs)]
+
 mod bound;
 mod chunk;
 mod doc;

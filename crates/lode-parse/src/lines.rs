@@ -9,6 +9,7 @@ pub struct LineIndex {
 }
 
 impl LineIndex {
+    /// The line starts of `text`.
     pub fn new(text: &str) -> LineIndex {
         let mut starts = vec![0u32];
         starts.extend(memchr_newlines(text.as_bytes()).map(|i| i as u32 + 1));

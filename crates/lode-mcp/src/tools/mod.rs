@@ -29,6 +29,7 @@ use crate::{Answer, Repos, ToolError};
 
 /// One MCP tool.
 pub struct ToolDef {
+    /// The name clients call it by.
     pub name: &'static str,
     /// What it returns and when to use it, and its size cap (`{cap}` is
     /// replaced by the cap in characters).
@@ -55,19 +56,27 @@ pub const TOOLS: &[ToolDef] = &[
 /// it, and whether a call must give it. A tool reads it by the same value,
 /// so the schema and the checks cannot drift apart.
 pub struct Arg {
+    /// The property's name.
     pub name: &'static str,
+    /// What it holds.
     pub kind: Kind,
+    /// Whether a call must give it.
     pub required: bool,
 }
 
 /// What an argument holds; the `&str`s are the schema's descriptions.
 pub enum Kind {
+    /// A string.
     Text(Option<&'static str>),
+    /// `true` or `false`.
     Bool(Option<&'static str>),
     /// An integer in `min..=max`.
     Int {
+        /// The least allowed.
         min: u64,
+        /// The most allowed.
         max: u64,
+        /// What it counts, and its default.
         description: &'static str,
     },
     /// One of these strings.
@@ -79,6 +88,7 @@ pub enum Kind {
 }
 
 impl Arg {
+    /// An optional argument.
     pub const fn new(name: &'static str, kind: Kind) -> Arg {
         Arg {
             name,
@@ -87,6 +97,7 @@ impl Arg {
         }
     }
 
+    /// The same argument, required.
     pub const fn required(self) -> Arg {
         Arg {
             required: true,
@@ -151,9 +162,13 @@ const UNDER: Arg = Arg::new("path", Kind::Path("Only under this path"));
 
 /// One call: its arguments and what a tool may use.
 pub struct Call<'a> {
+    /// The tool called.
     pub tool: &'static ToolDef,
+    /// Its arguments, as sent (checked by [`Call::args`]).
     pub arguments: JsonObject,
+    /// The served repositories.
     pub repos: &'a Repos,
+    /// The cap on the answer, text and JSON each.
     pub max_chars: usize,
 }
 
