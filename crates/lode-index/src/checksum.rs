@@ -1,19 +1,23 @@
 //! A check on the blobs lode decodes itself: each postings block and each
-//! file's vectors end in the first bytes of a BLAKE3 hash of what they hold.
-//! A flipped byte there would not fail to decode — a posting's counts, a
-//! vector's values are any bytes — and would change an answer silently; it
-//! fails the check instead, and the index counts as damaged.
+//! file's vectors end in a CRC-32 of what they hold. A flipped byte there
+//! would not fail to decode — a posting's counts, a vector's values are any
+//! bytes — and would change an answer silently; it fails the check
+//! instead, and the index counts as damaged.
+//!
+//! CRC-32, not a cryptographic hash: it guards against bad luck (bit rot, a
+//! torn write), not against someone who can write the cache, and it runs at
+//! memory speed, where a fresh query checks every vector of the index
+//! (BLAKE3's first 4 bytes cost such a query a fifth more; see
+//! `docs/benchmarks.md`).
 
-/// Bytes of the hash kept after a blob.
+/// Bytes of the check kept after a blob.
 pub(crate) const LEN: usize = 4;
 
 fn sum(payload: &[u8], also: &[u8]) -> [u8; LEN] {
-    let mut hasher = blake3::Hasher::new();
+    let mut hasher = crc32fast::Hasher::new();
     hasher.update(also);
     hasher.update(payload);
-    let mut out = [0; LEN];
-    out.copy_from_slice(&hasher.finalize().as_bytes()[..LEN]);
-    out
+    hasher.finalize().to_le_bytes()
 }
 
 /// Appends the check of `payload`, which also covers `also` (stored apart:
