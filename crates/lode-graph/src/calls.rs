@@ -15,6 +15,7 @@ pub struct Edge {
     pub site: CallRow,
     /// The definition it calls.
     pub target: SymbolRow,
+    /// How the call was bound to it.
     pub resolution: Resolution,
 }
 
@@ -87,21 +88,29 @@ pub struct CallNode {
     pub resolution: Resolution,
     /// The symbol is already on the path from the root: not expanded again.
     pub cycle: bool,
+    /// Its own callers or callees, one level further.
     pub children: Vec<CallNode>,
 }
 
+/// A call site: the file and line of the call.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 pub struct SiteRef {
+    /// The file, relative to the root.
     pub path: String,
+    /// The call's line, from 1.
     pub line: u32,
 }
 
 /// A tree of callers or callees of one symbol.
 #[derive(Clone, Debug, Serialize)]
 pub struct CallTree {
+    /// The symbol asked about.
     pub root: SymbolRow,
+    /// Callers (in) or callees (out).
     pub direction: Direction,
+    /// Levels followed.
     pub depth: usize,
+    /// The first level, each with its subtree.
     pub children: Vec<CallNode>,
     /// Calls out of the root that bind to nothing in the repository
     /// (libraries, built-ins), by name; direction out only.

@@ -36,6 +36,8 @@
 //! # Ok(()) }
 //! ```
 
+#![deny(missing_docs)]
+
 mod calls;
 mod find;
 mod map;

@@ -32,7 +32,9 @@ impl Default for MapOptions {
 /// One directory of the map.
 #[derive(Clone, Debug, Serialize)]
 pub struct DirSummary {
+    /// Relative to the root.
     pub path: String,
+    /// Indexed files under it.
     pub files: usize,
     /// Languages by file count, most first.
     pub languages: Vec<String>,
@@ -43,15 +45,20 @@ pub struct DirSummary {
 /// A place execution starts.
 #[derive(Clone, Debug, Serialize)]
 pub struct EntryPoint {
+    /// The file.
     pub path: String,
+    /// Where it starts (1 for a file that is itself an entry point).
     pub line: u32,
+    /// `main` (`Main`), or empty for a file that is itself one.
     pub name: String,
 }
 
 /// A central symbol.
 #[derive(Clone, Debug, Serialize)]
 pub struct Central {
+    /// The symbol.
     pub symbol: SymbolRow,
+    /// Its PageRank over the resolved call graph.
     pub score: f64,
     /// Resolved call sites that land on it.
     pub callers: usize,
@@ -60,18 +67,25 @@ pub struct Central {
 /// The map, already cut to the budget.
 #[derive(Clone, Debug, Serialize)]
 pub struct RepoMap {
+    /// Indexed files in all.
     pub files: usize,
+    /// The top directories, largest first.
     pub dirs: Vec<DirSummary>,
+    /// Where execution starts.
     pub entry_points: Vec<EntryPoint>,
+    /// The most called symbols.
     pub central: Vec<Central>,
     /// The text rendering, within the budget.
     pub text: String,
+    /// The text's size in tokens, by [`estimate_tokens`].
     pub estimated_tokens: usize,
+    /// The budget it was fitted to.
     pub max_tokens: usize,
     /// Items left out to fit the budget.
     pub omitted: usize,
 }
 
+/// Tokens a text costs a model, estimated as characters / 4.
 pub fn estimate_tokens(text: &str) -> usize {
     text.chars().count().div_ceil(4)
 }

@@ -41,6 +41,7 @@ pub struct Modules {
 const JS_EXTS: [&str; 8] = [".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs", ".mts", ".cts"];
 const C_SOURCES: [&str; 6] = [".c", ".cc", ".cpp", ".cxx", ".c++", ".m"];
 
+/// The directory of a `/`-separated path (`""` at the root).
 pub fn dir_of(path: &str) -> &str {
     path.rfind('/').map(|i| &path[..i]).unwrap_or("")
 }
@@ -139,6 +140,7 @@ impl Modules {
         }
     }
 
+    /// Whether `path` is an indexed file.
     pub fn contains(&self, path: &str) -> bool {
         self.paths.contains(path)
     }

@@ -54,6 +54,7 @@ pub enum Receiver<'a> {
 
 const SELF_NAMES: [&str; 6] = ["self", "this", "$this", "Self", "cls", "@"];
 
+/// The shape of a call's receiver text (see [`Receiver`]).
 pub fn receiver(text: Option<&str>) -> Receiver<'_> {
     let Some(text) = text else {
         return Receiver::None;

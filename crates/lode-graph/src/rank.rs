@@ -21,6 +21,7 @@ pub struct SymbolGraph {
     inc: Vec<Vec<(usize, f64)>>,
     /// Call sites bound to each node by a tier other than a name match.
     certain_in: Vec<usize>,
+    /// Distinct caller–callee pairs.
     pub edges: usize,
 }
 
@@ -104,6 +105,7 @@ impl SymbolGraph {
         n
     }
 
+    /// The node of symbol `id`, if the graph holds it.
     pub fn node_of(&self, id: i64) -> Option<usize> {
         self.node_of.get(&id).copied()
     }

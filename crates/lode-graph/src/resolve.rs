@@ -42,6 +42,7 @@ pub enum Resolution {
 }
 
 impl Resolution {
+    /// Its name in JSON and text.
     pub fn as_str(self) -> &'static str {
         match self {
             Resolution::Container => "container",
@@ -187,6 +188,7 @@ pub struct Resolver<'i> {
 }
 
 impl<'i> Resolver<'i> {
+    /// A resolver over `index`, loading what it needs on first use.
     pub fn new(index: &'i Index) -> Result<Resolver<'i>> {
         Ok(Resolver {
             modules: std::cell::OnceCell::new(),
@@ -233,6 +235,7 @@ impl<'i> Resolver<'i> {
             .get_or_init(|| Modules::new(paths, &self.index.location.root)))
     }
 
+    /// The index it reads.
     pub fn index(&self) -> &'i Index {
         self.index
     }
@@ -276,6 +279,7 @@ impl<'i> Resolver<'i> {
         Ok(found)
     }
 
+    /// Symbol `id`, cached; `None` when no row has it.
     pub fn symbol(&self, id: i64) -> Result<Option<SymbolRow>> {
         if let Some(hit) = self.by_id.borrow().get(&id) {
             return Ok(hit.clone());

@@ -14,29 +14,37 @@ pub const MAX_BODY_LINES: usize = 400;
 /// A neighbour of the shown symbol, with the call site that links them.
 #[derive(Clone, Debug, Serialize)]
 pub struct Neighbour {
+    /// Its name.
     pub name: String,
     /// The symbol's kind, or `file` for a call at the top level.
     pub kind: String,
+    /// What it is defined in (`impl Cart`), if anything.
     pub container: Option<String>,
     /// The neighbour's location.
     pub path: String,
+    /// Its first line.
     pub start_line: u32,
+    /// Its last line.
     pub end_line: u32,
     /// The call site, `path:line`.
     pub site: String,
+    /// How the call was bound.
     pub resolution: Resolution,
 }
 
 /// A symbol and its body.
 #[derive(Clone, Debug, Serialize)]
 pub struct Shown {
+    /// The symbol (or, for a line no symbol encloses, the lines around it).
     pub symbol: SymbolRow,
     /// The body's lines, from `symbol.start_line`.
     pub lines: Vec<String>,
     /// Body lines left out at [`MAX_BODY_LINES`].
     pub omitted_lines: usize,
+    /// Its direct callers, when asked for.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub callers: Option<Vec<Neighbour>>,
+    /// Its direct callees, when asked for.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub callees: Option<Vec<Neighbour>>,
     /// Calls out that bind to nothing in the repository (libraries, built-ins).
@@ -45,6 +53,7 @@ pub struct Shown {
     /// Call sites, in and out, whose name alone matched too many definitions.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub crowded_callers: Vec<Crowded>,
+    /// The same, for calls out.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub crowded_callees: Vec<Crowded>,
 }
