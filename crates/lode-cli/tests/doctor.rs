@@ -81,7 +81,7 @@ fn doctor_names_the_file_that_set_each_value() {
 #[test]
 fn doctor_reports_backends_that_fall_back() {
     let repo = Repo::fixture("shop");
-    let url = lode_http::test_server::refused_url();
+    let url = lode_test_support::refused_url();
     user_config(
         &repo,
         &format!("[gather]\ndecision = \"endpoint\"\nendpoint = \"{url}\"\n"),

@@ -5,15 +5,13 @@
 
 mod common;
 
-#[path = "../../lode-embed/tests/common/fake_embed.rs"]
-mod fake_embed;
-
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use common::Repo;
-use fake_embed::{Fake, Reply, refused_url};
+use lode_test_support::fake_embed::{Fake, Reply};
+use lode_test_support::refused_url;
 use serde_json::Value;
 
 fn user_config(repo: &Repo, text: &str) {

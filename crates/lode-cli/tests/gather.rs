@@ -3,14 +3,13 @@
 //! deterministic model and with a fake decision endpoint set in the user config.
 
 mod common;
-#[path = "../../lode-gather/tests/common/fake.rs"]
-mod fake;
 
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use common::{Repo, copy_dir};
-use fake::{Fake, Reply};
+use common::Repo;
+use lode_test_support::copy_dir;
+use lode_test_support::fake_decision::{Fake, Reply, chain_model};
 use serde_json::Value;
 
 const QUERY: &str = "retry failed uploads after a delay";
@@ -35,19 +34,6 @@ fn endpoint_config(url: &str, deadline_ms: u64) -> String {
     format!(
         "[gather]\ndecision = \"endpoint\"\nendpoint = \"{url}\"\nmodel = \"fake\"\ndeadline_ms = {deadline_ms}\n"
     )
-}
-
-/// Keeps the retry chain, expands it, stops once its end was offered.
-fn chain_model(request: &Value) -> Reply {
-    let frontier = fake::frontier(request);
-    let on_chain = |n: &str| matches!(n, "backoff_delay" | "jitter" | "sync_folder");
-    let keep: Vec<u32> = frontier
-        .iter()
-        .filter(|(_, n)| on_chain(n))
-        .map(|(i, _)| *i)
-        .collect();
-    let stop = frontier.iter().any(|(_, n)| n == "jitter");
-    Reply::Content(serde_json::json!({"keep": keep, "expand": keep, "stop": stop}).to_string())
 }
 
 fn footer(out: &str) -> &str {

@@ -5,13 +5,11 @@
 
 mod common;
 
-#[path = "../../lode-embed/tests/common/fake_embed.rs"]
-mod fake_embed;
-
 use std::path::Path;
 
 use common::Repo;
-use fake_embed::{Fake, Reply, refused_url};
+use lode_test_support::fake_embed::{Fake, Reply};
+use lode_test_support::refused_url;
 
 fn model_file(name: &str) -> Vec<u8> {
     std::fs::read(

@@ -12,7 +12,7 @@ use common::Repo;
 fn every_language_is_indexed_searched_and_outlined() {
     let repo = Repo::empty();
     let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("../lode-parse/tests/fixtures");
-    common::copy_dir(&fixtures, repo.root());
+    lode_test_support::copy_dir(&fixtures, repo.root());
     let mut files = Vec::new();
     for lang_dir in std::fs::read_dir(repo.root()).unwrap() {
         for f in std::fs::read_dir(lang_dir.unwrap().path()).unwrap() {

@@ -4,15 +4,13 @@
 
 mod common;
 
-#[path = "../../lode-embed/tests/common/fake_embed.rs"]
-mod fake_embed;
-
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use common::Repo;
+use lode_test_support::fake_embed;
 use rmcp::ServiceExt;
 use rmcp::model::{CallToolRequestParams, CallToolResult};
 use rmcp::service::{RoleClient, RunningService, ServiceError};

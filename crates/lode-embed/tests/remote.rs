@@ -1,14 +1,12 @@
 //! The endpoint embedders against a fake server: shapes, batching, retries,
 //! the deadline, and every way a reply can be unusable.
 
-#[path = "common/fake_embed.rs"]
-mod fake_embed;
-
 use std::time::{Duration, Instant};
 
-use fake_embed::{Fake, Reply, refused_url, vector};
 use lode_embed::remote::{Protocol, RemoteEmbedder, RemoteOptions};
 use lode_embed::{Embedder, Error};
+use lode_test_support::fake_embed::{Fake, Reply, vector};
+use lode_test_support::refused_url;
 
 fn options(protocol: Protocol, url: &str) -> RemoteOptions {
     let mut o = RemoteOptions::new(protocol, url, "test-model");

@@ -8,13 +8,13 @@ mod common;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use common::fake::{self, Fake, Reply};
 use common::{Fixture, search};
 use lode_gather::{
     Deterministic, Endpoint, GatherInput, Gathered, Gatherer, GraphState, Limits, TRACE_CHARS,
     render,
 };
 use lode_index::Index;
+use lode_test_support::fake_decision::{self as fake, Fake, Reply, chain_model};
 
 const QUERY: &str = "retry failed uploads after a delay";
 
@@ -115,20 +115,6 @@ fn the_deterministic_walk_follows_the_chain_both_ways() {
         )) && footer.ends_with("ms"),
         "{footer}"
     );
-}
-
-/// A fake model that keeps what lies on the retry chain, expands it, and
-/// stops once the end of the chain was offered.
-fn chain_model(request: &serde_json::Value) -> Reply {
-    let frontier = fake::frontier(request);
-    let on_chain = |n: &str| matches!(n, "backoff_delay" | "jitter" | "sync_folder");
-    let keep: Vec<u32> = frontier
-        .iter()
-        .filter(|(_, n)| on_chain(n))
-        .map(|(i, _)| *i)
-        .collect();
-    let stop = frontier.iter().any(|(_, n)| n == "jitter");
-    Reply::Content(serde_json::json!({"keep": keep, "expand": keep, "stop": stop}).to_string())
 }
 
 #[test]
@@ -314,7 +300,7 @@ fn a_failing_endpoint_falls_back() {
     // Nothing listens: connection refused.
     let f = Fixture::chain();
     let index = f.index();
-    let url = lode_http::test_server::refused_url();
+    let url = lode_test_support::refused_url();
     let e = Endpoint::new(&url, None, None).unwrap();
     let g = run(&Gatherer::new(Arc::new(e), limits()), &index, QUERY);
     assert!(

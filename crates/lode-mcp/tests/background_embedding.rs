@@ -5,17 +5,14 @@
 //!
 //! Its own test binary: the embedding backend is chosen per process.
 
-#[path = "../../lode-embed/tests/common/fake_embed.rs"]
-mod fake_embed;
-
 use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use fake_embed::{Fake, Reply};
 use lode_core::Config;
 use lode_mcp::{Options, Server};
+use lode_test_support::fake_embed::{Fake, Reply};
 use serde_json::{Value, json};
 
 fn search(server: &Server, query: &str) -> Value {

@@ -6,24 +6,12 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+use lode_test_support::copy_dir;
 use serde_json::Value;
 
 pub struct Repo {
     pub dir: tempfile::TempDir,
     pub cache: tempfile::TempDir,
-}
-
-pub fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), target).unwrap();
-        }
-    }
 }
 
 impl Repo {

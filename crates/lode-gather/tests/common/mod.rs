@@ -2,31 +2,17 @@
 
 #![allow(dead_code)]
 
-pub mod fake;
-
 use std::path::{Path, PathBuf};
 
 use lode_core::Config;
 use lode_index::{Index, IndexLocation, RefreshOptions};
 use lode_search::{SearchOptions, SearchResults};
+use lode_test_support::copy_dir;
 
 pub struct Fixture {
     pub dir: tempfile::TempDir,
     pub cache: tempfile::TempDir,
     pub loc: IndexLocation,
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), target).unwrap();
-        }
-    }
 }
 
 pub fn fixture_dir() -> PathBuf {

@@ -1,8 +1,6 @@
-//! A fake OpenAI-compatible decision endpoint, on `lode_http::test_server`:
-//! each request is answered with what a closure says. Shared by
-//! lode-gather's and lode-cli's tests.
-
-#![allow(dead_code)]
+//! A fake OpenAI-compatible decision endpoint (the model `lode gather` asks
+//! what to keep), on `lode_http::test_server`: each request is answered with
+//! what a closure says. Used by lode-gather's and lode-cli's tests.
 
 use std::time::Duration;
 
@@ -18,7 +16,9 @@ pub enum Reply {
     Hang(Duration),
 }
 
+/// A running fake endpoint.
 pub struct Fake {
+    /// Its base URL (`http://127.0.0.1:PORT`).
     pub url: String,
     server: TestServer,
 }
@@ -88,4 +88,19 @@ pub fn frontier(request: &serde_json::Value) -> Vec<(u32, String)> {
             Some((id.parse().ok()?, name.to_string()))
         })
         .collect()
+}
+
+/// A model for the `chain` fixture of lode-gather's tests: it keeps what lies
+/// on the retry chain (`backoff_delay`, `jitter`, `sync_folder`), expands
+/// it, and stops once the end of the chain (`jitter`) was offered.
+pub fn chain_model(request: &serde_json::Value) -> Reply {
+    let frontier = frontier(request);
+    let on_chain = |n: &str| matches!(n, "backoff_delay" | "jitter" | "sync_folder");
+    let keep: Vec<u32> = frontier
+        .iter()
+        .filter(|(_, n)| on_chain(n))
+        .map(|(i, _)| *i)
+        .collect();
+    let stop = frontier.iter().any(|(_, n)| n == "jitter");
+    Reply::Content(serde_json::json!({"keep": keep, "expand": keep, "stop": stop}).to_string())
 }

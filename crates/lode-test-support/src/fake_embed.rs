@@ -1,9 +1,6 @@
-//! A fake embedding server for tests, on `lode_http::test_server`: each
-//! request is answered with what a closure says. Shared by lode-embed's,
-//! lode-mcp's and lode-cli's tests (`#[path]`-included), so it depends on
-//! `serde_json` and `lode-http` (feature `test-server`) only.
-
-#![allow(dead_code)]
+//! A fake embedding server (OpenAI's `/v1/embeddings` or Ollama's
+//! `/api/embed`), on `lode_http::test_server`: each request is answered with
+//! what a closure says. Used by lode-embed's, lode-mcp's and lode-cli's tests.
 
 use std::time::Duration;
 
@@ -27,8 +24,11 @@ pub enum Reply {
 
 /// A request as the handler sees it: its number (from 0), path and JSON body.
 pub struct Request {
+    /// Its number, from 0, in the order the requests were read.
     pub n: usize,
+    /// The request path (`/v1/embeddings`, `/api/embed`, …).
     pub path: String,
+    /// The JSON body (`null` where it is not JSON).
     pub body: Value,
 }
 
@@ -57,7 +57,9 @@ impl Request {
 /// A request as recorded: its path, JSON body and header lines.
 pub type Seen = (String, Value, Vec<String>);
 
+/// A running fake server.
 pub struct Fake {
+    /// Its base URL (`http://127.0.0.1:PORT`).
     pub url: String,
     server: TestServer,
 }
@@ -94,11 +96,6 @@ impl Fake {
             .map(|r| (r.path.clone(), Request::of(r).body, r.headers.clone()))
             .collect()
     }
-}
-
-/// A loopback URL nothing listens on.
-pub fn refused_url() -> String {
-    test_server::refused_url()
 }
 
 /// A deterministic vector for a text: its bytes spread over `dim` slots.
