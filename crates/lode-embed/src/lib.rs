@@ -67,7 +67,7 @@
 //! (`BertNormalizer` + `BertPreTokenizer` + `WordPiece`), which is what model2vec
 //! distills from BERT-family teachers and what the English `potion` models use. A model
 //! with another tokenizer (Unigram, BPE) fails to load with one line naming its
-//! `tokenizer.json`. Correctness is pinned by `tests/reference.rs`: token ids and
+//! `tokenizer.json`. Correctness is pinned by `tests/it/reference.rs`: token ids and
 //! embeddings of 21 strings (code, prose, accents, CJK, emoji, control characters,
 //! literal special tokens, a text past the 512-token limit, the empty string) equal
 //! Python model2vec's to within 2.1e-7.

@@ -1,0 +1,864 @@
+//! The `lode` binary end to end: indexing, search, grep, outline, status.
+
+use crate::common::Repo;
+use serde_json::Value;
+
+#[test]
+fn search_finds_definitions_and_reports_spans() {
+    let repo = Repo::fixture("shop");
+    let hits = repo.search_hits("apply_discount");
+    assert_eq!(
+        hits[0],
+        (
+            "src/shop/pricing.py".to_string(),
+            Some("apply_discount".to_string())
+        )
+    );
+
+    let v = repo.json(&["search", "payment gateway receipt", "-k", "3"]);
+    assert_eq!(v["schema_version"], 1);
+    assert_eq!(v["command"], "search");
+    let top = &v["hits"][0];
+    assert_eq!(top["path"], "web/checkout.ts");
+    assert_eq!(top["symbol"], "submitOrder");
+    assert_eq!(top["kind"], "function");
+    assert_eq!(top["start_line"], 3, "the chunk starts at the doc comment");
+    assert_eq!(top["end_line"], 11);
+    assert!(top["score"].as_f64().unwrap() > 0.0);
+    assert!(v["hits"].as_array().unwrap().len() <= 3);
+}
+
+#[test]
+fn tests_rank_below_the_code_they_test() {
+    let repo = Repo::fixture("shop");
+    let hits = repo.search_hits("cart add item subtotal");
+    assert_eq!(hits[0].0, "src/shop/cart.py", "{hits:?}");
+    let test_pos = hits.iter().position(|h| h.0 == "tests/test_cart.py");
+    assert!(test_pos.is_none_or(|p| p > 0));
+    // Asking for tests brings them back up.
+    let hits = repo.search_hits("test add item");
+    assert_eq!(hits[0].0, "tests/test_cart.py", "{hits:?}");
+}
+
+#[test]
+fn search_filters_by_path_and_language() {
+    let repo = Repo::fixture("shop");
+    for (args, want) in [
+        (vec!["search", "cart", "--path", "web"], "web/"),
+        (vec!["search", "cart", "--lang", "ts"], "web/"),
+        (
+            vec!["search", "cart", "--lang", "python", "--path", "src"],
+            "src/",
+        ),
+    ] {
+        let v = repo.json(&args);
+        let hits = v["hits"].as_array().unwrap();
+        assert!(!hits.is_empty(), "{args:?}: {v}");
+        for h in hits {
+            assert!(
+                h["path"].as_str().unwrap().starts_with(want),
+                "{args:?}: {h}"
+            );
+        }
+    }
+    let out = repo.run(&["search", "cart", "--lang", "cobol"]);
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn text_output_is_one_line_per_hit_then_snippet() {
+    let repo = Repo::fixture("shop");
+    let out = repo.ok(&["search", "retry_policy", "-k", "1"]);
+    let first = out.lines().next().unwrap();
+    assert!(first.starts_with("src/shop/pricing.py:16-"), "{out}");
+    assert!(first.contains("function retry_policy"), "{out}");
+    assert!(
+        out.lines()
+            .nth(1)
+            .unwrap()
+            .starts_with("    def retry_policy"),
+        "{out}"
+    );
+}
+
+#[test]
+fn markdown_is_split_by_heading() {
+    let repo = Repo::fixture("shop");
+    let v = repo.json(&["search", "refunds support"]);
+    let top = &v["hits"][0];
+    assert_eq!(top["path"], "docs/guide.md");
+    assert_eq!(top["symbol"], "Refunds");
+    assert_eq!(top["kind"], "section");
+}
+
+#[test]
+fn outline_shows_the_symbol_tree() {
+    let repo = Repo::fixture("shop");
+    let v = repo.json(&["outline", &repo.path("src/shop/cart.py").to_string_lossy()]);
+    assert_eq!(v["path"], "src/shop/cart.py");
+    assert_eq!(v["language"], "python");
+    let cart = &v["symbols"][0];
+    assert_eq!(cart["name"], "Cart");
+    assert_eq!(cart["kind"], "class");
+    let methods: Vec<&str> = cart["children"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(methods, ["__init__", "add_item", "subtotal", "total"]);
+    assert_eq!(cart["children"][1]["kind"], "method");
+    assert_eq!(
+        cart["children"][1]["signature"],
+        "def add_item(self, sku, quantity, unit_price)"
+    );
+    assert_eq!(cart["children"][1]["start_line"], 15);
+
+    let text = repo.ok(&["outline", "src/shop/pricing.py"]);
+    assert!(
+        text.contains("L8-13  function  def apply_discount(amount, coupon)"),
+        "{text}"
+    );
+
+    let out = repo.run(&["outline", "src/shop/missing.py"]);
+    assert_eq!(out.status.code(), Some(2));
+
+    // A directory: each file's symbols, compactly.
+    let v = repo.json(&["outline", "src/shop"]);
+    assert_eq!(v["files"].as_array().unwrap().len(), 2, "{v}");
+    // Skipped for its content: the index knows why.
+    repo.write("blob.dat2", [0u8, 1, 2, 0]);
+    let v = repo.json(&["outline", "blob.dat2"]);
+    assert_eq!(v["error"]["code"], "lode.not_found", "{v}");
+    assert!(
+        v["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("not indexed (binary)"),
+        "{v}"
+    );
+    // Skipped by name: the walk never records it.
+    repo.write("logo.png", [0u8, 1, 2, 0]);
+    let v = repo.json(&["outline", "logo.png"]);
+    assert!(
+        v["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("skipped by the file policy"),
+        "{v}"
+    );
+}
+
+#[test]
+fn grep_groups_hits_by_enclosing_symbol() {
+    let repo = Repo::fixture("shop");
+    let v = repo.json(&["grep", r"self\.items"]);
+    let groups = v["groups"].as_array().unwrap();
+    // __init__, add_item and subtotal each use self.items once; ordering by hits then path, line.
+    let names: Vec<&str> = groups
+        .iter()
+        .map(|g| g["symbol"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["__init__", "add_item", "subtotal"]);
+    assert_eq!(groups[1]["start_line"], 15);
+    assert_eq!(groups[1]["lines"][0]["line"], 19);
+
+    let text = repo.ok(&["grep", "-i", "DECIMAL\\(", "--path", "src/shop/pricing.py"]);
+    let first = text.lines().next().unwrap();
+    assert!(
+        first.starts_with("function apply_discount  src/shop/pricing.py:8-13  (2)"),
+        "{text}"
+    );
+
+    let out = repo.run(&["grep", "zzz_not_there"]);
+    assert_eq!(out.status.code(), Some(1));
+}
+
+#[test]
+fn grep_caps_output_with_a_tail() {
+    let repo = Repo::fixture("shop");
+    let v = repo.json(&["grep", "a", "--max-lines", "3"]);
+    let shown: usize = v["groups"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| g["lines"].as_array().unwrap().len())
+        .sum();
+    assert_eq!(shown, 3);
+    assert!(v["omitted_lines"].as_u64().unwrap() > 0);
+    let text = repo.ok(&["grep", "a", "--max-lines", "3"]);
+    assert!(text.contains("more lines — narrow the pattern"), "{text}");
+}
+
+#[test]
+fn bad_regex_is_one_line_with_the_column() {
+    let repo = Repo::fixture("shop");
+    let out = repo.run(&["grep", "fn (foo"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.starts_with("lode: bad regex") && err.contains("column 4"),
+        "{err}"
+    );
+    let v = repo.json(&["grep", "fn (foo"]);
+    assert_eq!(v["error"]["code"], "lode.bad_regex");
+    // An empty pattern would match every line: refused the same way.
+    let out = repo.run(&["grep", ""]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.starts_with("lode: empty regex"), "{err}");
+}
+
+#[test]
+fn bad_paths_are_reported_not_panicked() {
+    let repo = Repo::fixture("shop");
+    let missing = repo.path("nope");
+    let out = repo.run(&["index", &missing.to_string_lossy()]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.contains("no such file or directory") && err.lines().count() == 1,
+        "{err}"
+    );
+
+    let file = repo.path("src/shop/cart.py");
+    let out = repo.run(&["index", &file.to_string_lossy()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8(out.stderr)
+            .unwrap()
+            .contains("not a directory")
+    );
+
+    let out = repo.run(&["search", "x", "--path", "no/such/dir"]);
+    assert_eq!(out.status.code(), Some(2));
+
+    let out = repo.run(&["search", "   "]);
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn status_reports_state_counts_and_skips() {
+    let repo = Repo::fixture("shop");
+    assert_eq!(repo.json(&["status"])["state"], "absent");
+    repo.write("build/out.py", "def generated_build_output(): pass\n");
+    repo.write(".hidden/secret.py", "def hidden_thing(): pass\n");
+    repo.write("node_modules/lib/index.js", "function vendored() {}\n");
+    repo.write("app.min.js", "var a=1;");
+    repo.write("logo.png", [0x89, b'P', b'N', b'G', 0, 0]);
+    repo.write("blob.dat2", [1u8, 0, 2, 0, 3]);
+    repo.write("big.py", "x = 1\n".repeat(300_000));
+    repo.write("yarn.lock", "# lock\n");
+    repo.write(
+        "gen.go",
+        "// Code generated by protoc-gen-go. DO NOT EDIT.\npackage gen\n",
+    );
+    repo.ok(&["index"]);
+    let v = repo.json(&["status"]);
+    assert_eq!(v["state"], "ready", "{v}");
+    let s = &v["stats"];
+    assert_eq!(s["files"], 5, "{v}");
+    assert_eq!(s["by_language"]["python"]["files"], 3);
+    let skipped = &s["skipped"];
+    for (reason, n) in [
+        ("hidden", 2),
+        ("vendored", 1),
+        ("minified", 1),
+        ("binary", 2),
+        ("too_large", 1),
+        ("generated", 2),
+    ] {
+        assert_eq!(skipped[reason], n, "{reason}: {skipped}");
+    }
+    assert!(skipped.get("build").is_none());
+    assert!(
+        repo.search_hits("generated_build_output")
+            .iter()
+            .all(|h| !h.0.starts_with("build/"))
+    );
+    assert!(s["chunks"].as_u64().unwrap() >= 8);
+
+    repo.write("src/shop/new.py", "def fresh(): pass\n");
+    let v = repo.json(&["status"]);
+    assert_eq!(v["state"], "stale");
+    assert_eq!(v["changed_files"], 1);
+}
+
+#[test]
+fn config_excludes_and_size_cap_apply() {
+    let repo = Repo::fixture("shop");
+    repo.write(".lode.toml", "[files]\nexclude = [\"docs\"]\n");
+    let v = repo.json(&["index"]);
+    assert_eq!(v["files"], 4, "{v}");
+    assert_eq!(v["skipped"]["excluded"], 1);
+    assert!(
+        repo.search_hits("refunds support")
+            .iter()
+            .all(|h| !h.0.starts_with("docs/"))
+    );
+
+    repo.write(".lode.toml", "[files]\nmax_file_size = 400\n");
+    let v = repo.json(&["index"]);
+    assert!(v["skipped"]["too_large"].as_u64().unwrap() >= 2, "{v}");
+
+    repo.write(".lode.toml", "[files]\nmax_fil_size = 400\n");
+    let out = repo.run(&["index"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.contains("max_fil_size") && err.contains(".lode.toml"),
+        "{err}"
+    );
+}
+
+#[test]
+fn invalid_utf8_is_indexed_lossily_and_counted() {
+    let repo = Repo::fixture("shop");
+    let mut bytes = b"def latin_name():\n    return '".to_vec();
+    bytes.extend([0xe9, 0xe8]);
+    bytes.extend(b"'\n");
+    repo.write("src/shop/latin.py", bytes);
+    let v = repo.json(&["index"]);
+    assert_eq!(v["lossy_utf8"], 1, "{v}");
+    assert_eq!(repo.search_hits("latin_name")[0].0, "src/shop/latin.py");
+}
+
+#[test]
+fn syntax_errors_keep_what_parses() {
+    let repo = Repo::fixture("shop");
+    repo.write(
+        "src/shop/broken.py",
+        "def good_one():\n    return 1\n\ndef broken(:\n    pass\n",
+    );
+    let v = repo.json(&["index"]);
+    assert_eq!(v["parse_errors"], 1, "{v}");
+    assert_eq!(
+        repo.search_hits("good_one")[0],
+        ("src/shop/broken.py".into(), Some("good_one".into()))
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn symlinks_are_followed_only_inside_the_root() {
+    let repo = Repo::fixture("shop");
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::write(
+        outside.path().join("leak.py"),
+        "def leaked_secret(): pass\n",
+    )
+    .unwrap();
+    std::os::unix::fs::symlink(outside.path().join("leak.py"), repo.path("leak.py")).unwrap();
+    std::os::unix::fs::symlink(outside.path(), repo.path("outside_dir")).unwrap();
+    // Links to files the walk indexes anyway are duplicates…
+    std::os::unix::fs::symlink(repo.path("src/shop/pricing.py"), repo.path("alias.py")).unwrap();
+    std::os::unix::fs::symlink(repo.path("src/shop"), repo.path("shop_link")).unwrap();
+    // …but a link into an ignored directory is how that file gets indexed.
+    repo.write("build/generated_rules.py", "def generated_rule(): pass\n");
+    std::os::unix::fs::symlink(repo.path("build/generated_rules.py"), repo.path("rules.py"))
+        .unwrap();
+    let v = repo.json(&["index"]);
+    assert_eq!(v["skipped"]["symlink_outside_root"], 2, "{v}");
+    assert_eq!(
+        v["skipped"]["symlink_duplicate"], 3,
+        "alias.py and the two files under shop_link: {v}"
+    );
+    assert_eq!(v["files"], 6, "{v}");
+    assert!(
+        repo.search_hits("leaked_secret")
+            .iter()
+            .all(|h| !h.0.contains("leak"))
+    );
+    let hits = repo.search_hits("apply_discount");
+    assert_eq!(hits[0].0, "src/shop/pricing.py");
+    assert!(
+        hits.iter()
+            .all(|h| h.0 != "alias.py" && !h.0.starts_with("shop_link/")),
+        "{hits:?}"
+    );
+    assert_eq!(repo.search_hits("generated_rule")[0].0, "rules.py");
+}
+
+#[test]
+fn index_prints_counts_and_json_totals() {
+    let repo = Repo::fixture("shop");
+    let text = repo.ok(&["index"]);
+    assert!(text.starts_with("5 files, "), "{text}");
+    let v: Value = repo.json(&["index"]);
+    assert_eq!(v["files"], 5);
+    assert_eq!(v["parsed"], 0, "nothing changed: {v}");
+    assert!(v["symbols"].as_u64().unwrap() >= 10);
+}
+
+#[test]
+fn eval_scores_cases_against_the_index() {
+    let repo = Repo::fixture("shop");
+    let cases = repo.path("cases.jsonl");
+    std::fs::write(
+        &cases,
+        concat!(
+            r#"{"query": "apply_discount", "relevant": [{"path": "src/shop/pricing.py", "start_line": 8, "end_line": 13}], "category": "symbol"}"#,
+            "\n",
+            r#"{"query": "payment gateway receipt", "relevant": ["web/checkout.ts"], "category": "semantic"}"#,
+            "\n",
+            r#"{"query": "zebra unicorn", "relevant": ["nowhere.py"], "category": "semantic"}"#,
+            "\n"
+        ),
+    )
+    .unwrap();
+    let out = repo.ok(&["eval", &cases.to_string_lossy(), "--json"]);
+    let v: Value = serde_json::from_str(&out).unwrap();
+    let s = &v["summary"];
+    assert_eq!(s["queries"], 3);
+    // Two of three queries find their target at rank 1; the third finds nothing.
+    assert!(
+        (s["ndcg10"].as_f64().unwrap() - 2.0 / 3.0).abs() < 1e-9,
+        "{v}"
+    );
+    assert!(
+        (s["recall1"].as_f64().unwrap() - 2.0 / 3.0).abs() < 1e-9,
+        "{v}"
+    );
+
+    std::fs::write(&cases, "{not json\n").unwrap();
+    let out = repo.run(&["eval", &cases.to_string_lossy()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("cases.jsonl:1"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn hybrid_search_finds_meaning_where_no_word_matches() {
+    let repo = Repo::fixture("shop");
+    // No token of this query occurs in the repository: only the embeddings can answer.
+    let query = "monetary reductions";
+    let out = repo.run(&["search", query, "--lexical"]);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "lexical search has nothing to match"
+    );
+    let hits = repo.search_hits(query);
+    assert!(!hits.is_empty());
+    assert!(
+        hits.iter().take(3).any(|h| h.0 == "src/shop/pricing.py"),
+        "{hits:?}"
+    );
+}
+
+/// An issue as an agent would pass it: prose, a traceback, a Markdown list.
+const ISSUE: &str = "- adding an item with quantity 0 raises instead of a clear error\n\
+    - the message \"quantity must be positive\" is not shown\n\n\
+    Traceback (most recent call last):\n  File \"/srv/shop/src/shop/cart.py\", line 18, in add_item\n\
+    ValueError: quantity must be positive\n";
+
+#[test]
+fn a_task_text_runs_task_mode_and_any_text_is_a_query() {
+    let repo = Repo::fixture("shop");
+    // A leading `-` is the text's, not an option: never exit 2.
+    for args in [
+        vec!["search", ISSUE],
+        vec!["ask", ISSUE],
+        vec!["gather", ISSUE],
+        vec!["search", "--mode", "query", "-x"],
+        vec!["grep", "-quantity"],
+    ] {
+        let out = repo.run(&args);
+        assert_ne!(
+            out.status.code(),
+            Some(2),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let v = repo.json(&["search", ISSUE]);
+    assert_eq!(v["mode"], "task", "{v}");
+    assert_eq!(v["files"][0]["path"], "src/shop/cart.py", "{v}");
+    assert_eq!(v["hits"][0]["path"], "src/shop/cart.py");
+    assert!(
+        v["files"][0]["evidence"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|e| e == "trace frame")
+    );
+    let text = repo.ok(&["search", ISSUE]);
+    assert!(text.starts_with("[task mode"), "{text}");
+    // Forced, the same text ranks chunks; a short query is query mode by itself.
+    assert_eq!(
+        repo.json(&["search", "--mode", "query", ISSUE])["mode"],
+        "query"
+    );
+    let v = repo.json(&["search", "cart subtotal"]);
+    assert_eq!(v["mode"], "query");
+    assert!(v.get("files").is_none(), "{v}");
+}
+
+#[test]
+fn the_files_view_lists_files_with_their_best_spans() {
+    let repo = Repo::fixture("shop");
+    let text = repo.ok(&["search", "--files", ISSUE]);
+    let mut lines = text.lines();
+    assert!(lines.next().unwrap().starts_with("[task mode"), "{text}");
+    let file = lines.next().unwrap();
+    assert!(file.starts_with("src/shop/cart.py  "), "{text}");
+    assert!(file.contains("trace frame"), "{text}");
+    let span = lines.next().unwrap();
+    assert!(span.starts_with("  src/shop/cart.py:"), "{text}");
+    // Query mode groups its chunks by file.
+    let v = repo.json(&["search", "--files", "cart"]);
+    let files = v["files"].as_array().unwrap();
+    let hits = v["hits"].as_array().unwrap();
+    let chunks: usize = files
+        .iter()
+        .map(|f| f["chunks"].as_array().unwrap().len())
+        .sum();
+    assert_eq!(chunks, hits.len(), "{v}");
+    let out = repo.ok(&["ask", "--files", ISSUE]);
+    assert!(out.contains("\nsrc/shop/cart.py  "), "{out}");
+}
+
+#[test]
+fn a_query_no_indexed_word_matches_says_there_is_no_strong_match() {
+    let repo = Repo::fixture("shop");
+    let out = repo.run(&["search", "zzqqxx_nomatch"]);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains("no strong match"), "{err}");
+    let v = repo.json(&["search", "zzqqxx_nomatch"]);
+    assert_eq!(v["no_strong_match"], true, "{v}");
+    assert!(
+        v["notes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|n| n.as_str().unwrap().starts_with("no strong match"))
+    );
+    // A word the index holds: a match, no flag, exit 0.
+    let v = repo.json(&["search", "subtotal"]);
+    assert!(v.get("no_strong_match").is_none(), "{v}");
+    assert_eq!(repo.run(&["search", "subtotal"]).status.code(), Some(0));
+    assert_eq!(repo.run(&["ask", "zzqqxx_nomatch"]).status.code(), Some(1));
+}
+
+/// Repository text is data: a file name that holds a forged hit line, or a
+/// snippet that holds terminal escapes, is shown escaped in every text answer.
+#[test]
+fn hostile_names_and_escapes_are_shown_escaped() {
+    let repo = Repo::empty();
+    let forged = "x\nsrc/auth.py:1-5  function login  9.99\n.py";
+    repo.write(
+        forged,
+        "def tally_forged_marker():\n    return \"\x1b]0;TITLE\x07\x1b[2J\"\n",
+    );
+    repo.write(
+        "ok.py",
+        "def tally_plain_marker(a):\n    return tally_forged_marker() + a\n",
+    );
+    let answers = [
+        repo.ok(&["search", "tally_forged_marker"]),
+        repo.ok(&["grep", "TITLE"]),
+        repo.ok(&["outline", forged]),
+        repo.ok(&["outline", "."]),
+        repo.ok(&["show", "tally_forged_marker"]),
+        repo.ok(&["callers", "tally_forged_marker"]),
+        repo.ok(&["ask", "tally_forged_marker"]),
+        repo.ok(&["gather", "tally_forged_marker"]),
+        repo.ok(&["search", "--files", "tally_forged_marker"]),
+        repo.ok(&["map"]),
+    ];
+    for text in answers {
+        assert!(
+            !text.lines().any(|l| l.starts_with("src/auth.py")),
+            "a forged line at column 0:\n{text}"
+        );
+        assert!(
+            !text.chars().any(|c| c.is_control() && c != '\n'),
+            "a control character reached the terminal:\n{text:?}"
+        );
+        assert!(text.contains("x\\nsrc/"), "{text}");
+    }
+    // JSON keeps the real name: its encoder escapes controls already.
+    let v = repo.json(&["search", "tally_forged_marker"]);
+    assert_eq!(v["hits"][0]["path"], forged);
+}
+
+/// `lode` run in `dir` with no `--root`, its cache and config in `cache`.
+fn run_in(dir: &std::path::Path, cache: &std::path::Path, args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_lode"))
+        .args(args)
+        .arg("--cache-dir")
+        .arg(cache)
+        .current_dir(dir)
+        .env("XDG_CONFIG_HOME", cache.join("config"))
+        .env("HOME", cache.join("home"))
+        .env_remove("LODE_CACHE_DIR")
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn a_path_outside_the_repository_is_refused_by_every_command() {
+    let repo = Repo::fixture("shop");
+    std::fs::create_dir(repo.path(".git")).unwrap();
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::write(
+        outside.path().join("secret.py"),
+        "def hunter2_secret(): pass\n",
+    )
+    .unwrap();
+    let secret = outside.path().join("secret.py");
+    let secret = secret.to_str().unwrap();
+    let dir = outside.path().to_str().unwrap();
+    for args in [
+        vec!["outline", secret],
+        vec!["outline", dir],
+        vec!["grep", "hunter2", "--path", dir],
+        vec!["search", "hunter2_secret", "--path", secret],
+        vec!["show", "hunter2_secret", "--path", secret],
+    ] {
+        let out = run_in(repo.root(), repo.cache.path(), &args);
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stdout}{stderr}");
+        assert!(
+            stderr.contains("is outside the repository"),
+            "{args:?}: {stderr}"
+        );
+        assert!(!stdout.contains("hunter2"), "{args:?}: {stdout}");
+    }
+}
+
+#[test]
+fn the_home_directory_is_not_indexed_unless_named() {
+    let cache = tempfile::tempdir().unwrap();
+    let home = cache.path().join("home");
+    std::fs::create_dir_all(home.join("notes")).unwrap();
+    std::fs::write(home.join("notes/a.py"), "def in_home(): pass\n").unwrap();
+    let out = run_in(&home, cache.path(), &["search", "in_home"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("no git repository at or above") && stderr.contains("--root"));
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    // Named, it is indexed.
+    let out = run_in(&home, cache.path(), &["search", "in_home", "--root", "."]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // Below it, with no repository, the directory is the root, and that is said.
+    let out = run_in(&home.join("notes"), cache.path(), &["search", "in_home"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(stderr.contains("no git repository at or above"), "{stderr}");
+}
+
+#[test]
+fn an_index_rooted_inside_a_repository_says_so() {
+    let repo = Repo::fixture("shop");
+    std::fs::create_dir(repo.path(".git")).unwrap();
+    let out = run_in(repo.root(), repo.cache.path(), &["index", "src"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(stderr.contains("is inside the git repository"), "{stderr}");
+    let out = run_in(repo.root(), repo.cache.path(), &["index"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("inside the git repository"), "{stderr}");
+}
+
+/// A file the index knows, replaced by a link out of the root after the
+/// build, is never read: not by grep, show or search snippets.
+#[test]
+fn a_file_swapped_for_a_link_out_of_the_root_is_not_read() {
+    let repo = Repo::fixture("shop");
+    repo.ok(&["index"]);
+    let outside = tempfile::tempdir().unwrap();
+    let pricing = std::fs::read_to_string(repo.path("src/shop/pricing.py")).unwrap();
+    let stolen = pricing.replace("def ", "def hunter2_") + "\n# hunter2 secret\n";
+    std::fs::write(outside.path().join("secret.py"), stolen).unwrap();
+    std::fs::remove_file(repo.path("src/shop/pricing.py")).unwrap();
+    std::os::unix::fs::symlink(
+        outside.path().join("secret.py"),
+        repo.path("src/shop/pricing.py"),
+    )
+    .unwrap();
+    for args in [
+        vec!["grep", "hunter2", "--no-refresh"],
+        vec!["grep", "def", "--no-refresh"],
+        vec!["show", "apply_discount", "--no-refresh"],
+        vec!["search", "apply_discount", "--no-refresh"],
+        vec!["gather", "apply_discount", "--no-refresh"],
+    ] {
+        let out = repo.run(&args);
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(!stdout.contains("hunter2"), "{args:?}: {stdout}");
+    }
+}
+
+/// A reproduction's entry call (`render(...)` in a code block) is not where
+/// the fault is: the chunk the prose points at comes first in its file.
+#[test]
+fn a_name_only_the_reproduction_calls_does_not_pick_the_chunk() {
+    let repo = Repo::empty();
+    // A class over the chunk target, so that each method is a chunk.
+    let mut printer = String::from(
+        "def render(expr, style=None):\n    \"\"\"Render an expression as text: the text of an element of a matrix, say.\"\"\"\n    return Printer(style).doprint(expr)\n\n\nclass Printer:\n    def doprint(self, expr):\n        return getattr(self, '_print_' + type(expr).__name__)(expr)\n\n    def _print_MatrixElement(self, expr):\n        \"\"\"The parent's name, then the row and the column.\"\"\"\n        parent = self.doprint(expr.parent)\n        row, column = str(expr.i), str(expr.j)\n        return parent + '_' + row + column\n",
+    );
+    for kind in [
+        "Symbol", "Integer", "Rational", "Float", "Add", "Mul", "Pow", "Function",
+    ] {
+        printer.push_str(&format!(
+            "\n    def _print_{kind}(self, expr):\n        \"\"\"The {kind} as text, its arguments printed in turn.\"\"\"\n        args = [self.doprint(a) for a in expr.args]\n        return '{kind}(' + ', '.join(args) + ')'\n"
+        ));
+    }
+    repo.write("pkg/printer.py", printer);
+    repo.write(
+        "pkg/matrix.py",
+        "class MatrixElement:\n    def __init__(self, parent, i, j):\n        self.parent, self.i, self.j = parent, i, j\n",
+    );
+    let task = "Text of a MatrixElement loses the separator between its indices\n\n\
+        The indices of an element of a matrix are printed run together, so the text\n\
+        cannot be read back and two different elements print the same.\n\n\
+        ```python\n>>> render(m[1, 12])\n'm_112'\n>>> render(m[11, 2])\n'm_112'\n```\n";
+    let v = repo.json(&["search", task]);
+    assert_eq!(v["mode"], "task", "{v}");
+    let in_printer: Vec<&str> = v["hits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|h| h["path"] == "pkg/printer.py")
+        .map(|h| h["symbol"].as_str().unwrap_or("-"))
+        .collect();
+    assert_eq!(in_printer.first(), Some(&"_print_MatrixElement"), "{v}");
+}
+
+/// `lode setup HOST --write` adds the entry to the host's user config under
+/// HOME, once, and the entry starts this binary's MCP server.
+#[test]
+fn setup_writes_the_hosts_config_once() {
+    let home = tempfile::tempdir().unwrap();
+    let setup = |args: &[&str]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_lode"))
+            .arg("setup")
+            .args(args)
+            .env("HOME", home.path())
+            .output()
+            .unwrap()
+    };
+    let printed = setup(&["cursor"]);
+    assert!(printed.status.success());
+    let entry: Value = serde_json::from_slice(&printed.stdout).unwrap();
+    assert_eq!(entry["mcpServers"]["lode"]["args"][0], "mcp", "{entry}");
+    assert!(
+        !home.path().join(".cursor").exists(),
+        "printing writes nothing"
+    );
+    for _ in 0..2 {
+        assert!(setup(&["cursor", "--write"]).status.success());
+    }
+    let written: Value = serde_json::from_str(
+        &std::fs::read_to_string(home.path().join(".cursor/mcp.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(written, entry);
+    let command = written["mcpServers"]["lode"]["command"].as_str().unwrap();
+    let version = std::process::Command::new(command)
+        .arg("--version")
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&version.stdout).starts_with("lode "));
+    let codex = setup(&["codex", "--write", "--json"]);
+    let v: Value = serde_json::from_slice(&codex.stdout).unwrap();
+    assert_eq!(v["written"], "added", "{v}");
+}
+
+/// Rows a query cannot decode mark the index damaged: it is rebuilt and the
+/// command answers as from a fresh index, instead of failing every time.
+#[test]
+fn a_damaged_index_is_rebuilt_not_reported_forever() {
+    let repo = Repo::fixture("shop");
+    repo.ok(&["index"]);
+    let fresh_map = repo.ok(&["map"]);
+    let db = repo.database();
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    conn.execute("UPDATE symbols SET start_line = 'not a number'", [])
+        .unwrap();
+    drop(conn);
+    // With --no-refresh nothing is rebuilt: the damage is reported.
+    let out = repo.run(&["map", "--no-refresh"]);
+    assert_eq!(
+        out.status.code(),
+        Some(3),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // doctor checks every row, says what it found, and leaves it for a rebuild.
+    let v = repo.json(&["doctor"]);
+    assert_eq!(v["state"], "damaged", "{v}");
+    assert!(v["reason"].as_str().unwrap().contains("symbols"), "{v}");
+    assert!(v["suggestions"].to_string().contains("damaged"), "{v}");
+    assert_eq!(repo.json(&["status"])["state"], "damaged");
+    let out = repo.run(&["map"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(stderr.contains("damaged"), "{stderr}");
+    assert_eq!(String::from_utf8_lossy(&out.stdout), fresh_map);
+    // And it stays well: the next command needs no rebuild.
+    let out = repo.run(&["map"]);
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("damaged"));
+    assert_eq!(String::from_utf8_lossy(&out.stdout), fresh_map);
+}
+
+/// A build counts every file it did not need to read as unchanged.
+#[test]
+fn a_no_op_build_counts_every_file_unchanged() {
+    let repo = Repo::fixture("shop");
+    let first = repo.json(&["index"]);
+    let files = first["files"].as_u64().unwrap();
+    assert_eq!(first["parsed"].as_u64(), Some(files), "{first}");
+    let again = repo.json(&["index"]);
+    assert_eq!(again["parsed"], 0, "{again}");
+    assert_eq!(again["unchanged"].as_u64(), Some(files), "{again}");
+    repo.write("src/shop/extra.py", "def extra():\n    return 1\n");
+    let edit = repo.json(&["index"]);
+    assert_eq!(edit["parsed"], 1, "{edit}");
+    assert_eq!(edit["unchanged"].as_u64(), Some(files), "{edit}");
+    assert_eq!(edit["files"].as_u64(), Some(files + 1), "{edit}");
+}
+
+/// Each command lists only the options that apply to it.
+#[test]
+fn help_lists_only_the_options_that_apply() {
+    let help = |cmd: &str| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_lode"))
+            .args([cmd, "--help"])
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let gateway = help("gateway");
+    for hidden in ["--json", "--cache-dir", "--no-refresh", "--model", "--root"] {
+        assert!(
+            !gateway.contains(hidden),
+            "gateway lists {hidden}:\n{gateway}"
+        );
+    }
+    assert!(gateway.contains("--config"));
+    let mcp = help("mcp");
+    assert!(!mcp.contains("--json"), "{mcp}");
+    assert!(
+        mcp.contains("--root") && mcp.contains("--max-chars"),
+        "{mcp}"
+    );
+    assert!(help("search").contains("--json"));
+}
