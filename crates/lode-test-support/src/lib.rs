@@ -13,6 +13,11 @@
 //!   [`fake_decision::frontier`] to read the prompt and
 //!   [`fake_decision::chain_model`], the model of the tests on lode-gather's
 //!   `chain` fixture (lode-gather's and lode-cli's tests).
+//! - [`mcp`] (feature `mcp`): the client's side of an MCP test: [`mcp::call`]
+//!   a tool, read a result's [`mcp::text`] or [`mcp::structured`] content,
+//!   list tool [`mcp::names`] and a gateway search's [`mcp::activated`]
+//!   tools, and [`mcp::Listener`], a client counting
+//!   `notifications/tools/list_changed` (lode-cli's and lode-gateway's tests).
 //!
 //! Both fakes wrap `lode_http::test_server`. What the tests of one crate
 //! alone use stays in that crate's `common` test module.
@@ -37,6 +42,8 @@
 
 pub mod fake_decision;
 pub mod fake_embed;
+#[cfg(feature = "mcp")]
+pub mod mcp;
 
 use std::path::Path;
 

@@ -8,10 +8,11 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use rmcp::model::{CallToolRequestParams, CallToolResult, Tool};
-use rmcp::service::{NotificationContext, RunningService};
+use lode_test_support::mcp::{Listener, activated, call, names, text};
+use rmcp::model::Tool;
+use rmcp::service::RunningService;
 use rmcp::transport::TokioChildProcess;
-use rmcp::{ClientHandler, RoleClient, ServiceExt};
+use rmcp::{RoleClient, ServiceExt};
 use serde_json::{Value, json};
 
 use crate::fake_server;
@@ -36,17 +37,6 @@ fn write_config(dir: &Path, text: &str) -> PathBuf {
     path
 }
 
-#[derive(Clone, Default)]
-struct Listener {
-    changed: Arc<AtomicUsize>,
-}
-
-impl ClientHandler for Listener {
-    async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
-        self.changed.fetch_add(1, Ordering::SeqCst);
-    }
-}
-
 type Client = RunningService<RoleClient, Listener>;
 
 async fn gateway(config: &Path) -> (Client, Arc<AtomicUsize>) {
@@ -62,23 +52,6 @@ async fn gateway(config: &Path) -> (Client, Arc<AtomicUsize>) {
         listener.serve(transport).await.expect("initialize"),
         changed,
     )
-}
-
-async fn call(client: &Client, tool: &str, args: Value) -> CallToolResult {
-    let params = CallToolRequestParams::new(tool.to_string())
-        .with_arguments(args.as_object().unwrap().clone());
-    client.call_tool(params).await.expect("a tool result")
-}
-
-fn text(r: &CallToolResult) -> String {
-    r.content
-        .iter()
-        .filter_map(|c| c.as_text().map(|t| t.text.clone()))
-        .collect()
-}
-
-fn names(tools: &[Tool]) -> Vec<&str> {
-    tools.iter().map(|t| t.name.as_ref()).collect()
 }
 
 /// What a `tools/list` puts in a client's context: the tools array as JSON.
@@ -142,12 +115,7 @@ async fn search_activates_tools_and_the_tool_list_stays_small() {
     .await;
     let thin = text(&r).chars().count();
     let result: Value = serde_json::from_str(&text(&r)).unwrap();
-    let activated: Vec<&str> = result["activated"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|v| v.as_str().unwrap())
-        .collect();
+    let activated = activated(&result);
     assert_eq!(result.as_object().unwrap().len(), 1, "thin: {result}");
     assert_eq!(
         activated.first(),

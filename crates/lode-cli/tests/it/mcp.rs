@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 
 use crate::common::Repo;
 use lode_test_support::fake_embed;
+use lode_test_support::mcp::{call, structured, text};
 use rmcp::ServiceExt;
 use rmcp::model::{CallToolRequestParams, CallToolResult};
 use rmcp::service::{RoleClient, RunningService, ServiceError};
@@ -22,23 +23,6 @@ async fn connect(repo: &Repo, extra: &[&str]) -> Client {
     cmd.args(extra).stderr(Stdio::null());
     let transport = TokioChildProcess::new(tokio::process::Command::from(cmd)).unwrap();
     ().serve(transport).await.expect("initialize")
-}
-
-async fn call(client: &Client, tool: &str, args: Value) -> CallToolResult {
-    let params = CallToolRequestParams::new(tool.to_string())
-        .with_arguments(args.as_object().expect("object").clone());
-    client.call_tool(params).await.expect("a tool result")
-}
-
-fn text(r: &CallToolResult) -> String {
-    r.content
-        .iter()
-        .filter_map(|c| c.as_text().map(|t| t.text.clone()))
-        .collect()
-}
-
-fn structured(r: &CallToolResult) -> &Value {
-    r.structured_content.as_ref().expect("structuredContent")
 }
 
 /// A tool error: `isError` and its stable code.

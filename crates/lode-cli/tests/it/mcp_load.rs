@@ -15,8 +15,8 @@ use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use crate::common::Repo;
+use lode_test_support::mcp::{call, structured};
 use rmcp::ServiceExt;
-use rmcp::model::{CallToolRequestParams, CallToolResult};
 use rmcp::service::{Peer, RoleClient};
 use rmcp::transport::TokioChildProcess;
 use serde_json::{Value, json};
@@ -34,16 +34,6 @@ fn rss_kib(pid: u32) -> u64 {
                 .and_then(|n| n.parse().ok())
         })
         .unwrap_or(0)
-}
-
-async fn call(peer: &Peer<RoleClient>, tool: &str, args: Value) -> CallToolResult {
-    let params = CallToolRequestParams::new(tool.to_string())
-        .with_arguments(args.as_object().unwrap().clone());
-    peer.call_tool(params).await.expect("a tool result")
-}
-
-fn structured(r: &CallToolResult) -> &Value {
-    r.structured_content.as_ref().expect("structuredContent")
 }
 
 /// Call `i` of a client: its tool, arguments, and what the answer must show.

@@ -7,11 +7,12 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use lode_gateway::{Config, Error, Gateway, Hub, SearchConfig, ServerConfig};
+use lode_test_support::mcp::{Listener, activated, text};
 use rmcp::model::{
     CallToolRequestParams, CallToolResult, PaginatedRequestParams, RequestMetaObject, Tool,
 };
-use rmcp::service::{NotificationContext, RunningService};
-use rmcp::{ClientHandler, RoleClient, ServiceExt};
+use rmcp::service::RunningService;
+use rmcp::{RoleClient, ServiceExt};
 use serde_json::{Value, json};
 
 use crate::fake_server;
@@ -51,18 +52,6 @@ async fn until(hub: &Hub, done: impl Fn(&[lode_gateway::ServerStatus]) -> bool) 
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
     false
-}
-
-/// Counts `notifications/tools/list_changed`.
-#[derive(Clone, Default)]
-struct Listener {
-    changed: Arc<AtomicUsize>,
-}
-
-impl ClientHandler for Listener {
-    async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
-        self.changed.fetch_add(1, Ordering::SeqCst);
-    }
 }
 
 struct Conn {
@@ -143,13 +132,6 @@ impl Conn {
     fn seen(&self) -> usize {
         self.changed.load(Ordering::SeqCst)
     }
-}
-
-fn text(r: &CallToolResult) -> String {
-    r.content
-        .iter()
-        .filter_map(|c| c.as_text().map(|t| t.text.clone()))
-        .collect()
 }
 
 /// The weather server (started with `--crash-after 1`) answers a first
@@ -234,12 +216,7 @@ async fn a_search_activates_tools_that_become_callable_after_the_client_re_lists
         .await;
     assert!(!is_error(&r));
     let result: Value = serde_json::from_str(&text(&r)).unwrap();
-    let activated: Vec<&str> = result["activated"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|v| v.as_str().unwrap())
-        .collect();
+    let activated = activated(&result);
     assert_eq!(activated.len(), 2, "{result}");
     assert_eq!(activated[0], "weather__get_forecast", "{result}");
     // Thin: the names and nothing else.
