@@ -1,6 +1,6 @@
 //! `lode doctor`: where each setting came from, the index state, backends, suggestions.
 
-use crate::common::Repo;
+use crate::common::{Repo, backend};
 use serde_json::Value;
 
 fn user_config(repo: &Repo, text: &str) {
@@ -16,15 +16,6 @@ fn setting<'a>(v: &'a Value, key: &str) -> &'a Value {
         .iter()
         .find(|s| s["key"] == key)
         .unwrap_or_else(|| panic!("no setting {key}: {v}"))
-}
-
-fn backend<'a>(v: &'a Value, name: &str) -> &'a Value {
-    v["backends"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|b| b["name"] == name)
-        .unwrap_or_else(|| panic!("no backend {name}: {v}"))
 }
 
 fn suggestions(v: &Value) -> String {

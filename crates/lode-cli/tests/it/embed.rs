@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use crate::common::Repo;
+use crate::common::{Repo, backend};
 use lode_test_support::fake_embed::{Fake, Reply};
 use lode_test_support::refused_url;
 use serde_json::Value;
@@ -321,13 +321,7 @@ fn doctor_says_whether_the_server_answers() {
     let fake = Fake::start(|_| Reply::Embed(16));
     ollama(&repo, &fake.url, "");
     let v = repo.json(&["doctor"]);
-    let b = v["backends"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|b| b["name"] == "embedding")
-        .unwrap()
-        .clone();
+    let b = backend(&v, "embedding").clone();
     assert_eq!(b["status"], "ok", "{v}");
     assert!(
         b["detail"]
@@ -339,13 +333,7 @@ fn doctor_says_whether_the_server_answers() {
 
     ollama(&repo, &refused_url(), "");
     let v = repo.json(&["doctor"]);
-    let b = v["backends"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|b| b["name"] == "embedding")
-        .unwrap()
-        .clone();
+    let b = backend(&v, "embedding").clone();
     assert_eq!(b["status"], "fallback", "{v}");
     assert!(
         b["detail"].as_str().unwrap().contains("does not answer"),

@@ -3,11 +3,11 @@
 //! not send what we need (malformed input, a client that goes away).
 
 use std::io::{BufRead, BufReader, Write};
-use std::process::{Child, ChildStdin, Stdio};
-use std::sync::mpsc;
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use crate::common::Repo;
+use crate::common::raw::{Raw, spawn_piped};
 use lode_test_support::fake_embed;
 use lode_test_support::mcp::{call, structured, text};
 use rmcp::ServiceExt;
@@ -378,95 +378,6 @@ async fn results_are_capped_with_a_tail_and_repository_text_stays_quoted() {
 }
 
 // ---- Raw JSON-RPC over the pipes ----
-
-/// The server with its pipes; stdout is read by a thread into a channel.
-struct Raw {
-    child: Child,
-    stdin: Option<ChildStdin>,
-    lines: mpsc::Receiver<String>,
-    /// Replies read while waiting for another id: replies come in any order.
-    held: Vec<Value>,
-}
-
-impl Raw {
-    fn start(repo: &Repo) -> Raw {
-        let mut child = spawn_piped(repo);
-        let stdout = child.stdout.take().unwrap();
-        let (tx, lines) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        let mut raw = Raw {
-            stdin: child.stdin.take(),
-            child,
-            lines,
-            held: Vec::new(),
-        };
-        raw.send(r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}"#);
-        raw.reply(0);
-        raw.send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
-        raw
-    }
-
-    fn send(&mut self, line: &str) {
-        let stdin = self.stdin.as_mut().unwrap();
-        stdin.write_all(line.as_bytes()).unwrap();
-        stdin.write_all(b"\n").unwrap();
-        stdin.flush().unwrap();
-    }
-
-    /// The reply with this id (others are held for later), within 30 s.
-    fn reply(&mut self, id: u64) -> Value {
-        if let Some(i) = self.held.iter().position(|v| v["id"] == id) {
-            return self.held.remove(i);
-        }
-        let deadline = Instant::now() + Duration::from_secs(30);
-        loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            let line = self.lines.recv_timeout(left).expect("a reply in time");
-            let v: Value = serde_json::from_str(&line).expect("stdout carries JSON-RPC only");
-            if v["id"] == id {
-                return v;
-            }
-            self.held.push(v);
-        }
-    }
-
-    /// Closes stdin and waits for the exit; returns the exit status and stderr.
-    fn finish(mut self) -> (std::process::ExitStatus, String) {
-        drop(self.stdin.take());
-        let deadline = Instant::now() + Duration::from_secs(20);
-        let status = loop {
-            if let Some(s) = self.child.try_wait().unwrap() {
-                break s;
-            }
-            if Instant::now() > deadline {
-                let _ = self.child.kill();
-                panic!("the server did not exit after its client left");
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        };
-        let mut err = String::new();
-        use std::io::Read;
-        let _ = self.child.stderr.take().unwrap().read_to_string(&mut err);
-        (status, err)
-    }
-}
-
-/// `lode mcp` on `repo` with all three pipes.
-fn spawn_piped(repo: &Repo) -> Child {
-    repo.command(&["mcp"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap()
-}
 
 fn search_line(id: u64, query: &str) -> String {
     json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",

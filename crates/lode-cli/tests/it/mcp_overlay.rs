@@ -2,93 +2,15 @@
 //! out-of-band `_meta.overlay`, sent as raw JSON-RPC lines the way a host
 //! would send them.
 
-use std::io::{BufRead, BufReader, Write};
-use std::process::{Child, ChildStdin, Stdio};
-use std::sync::mpsc;
-use std::time::{Duration, Instant};
+use std::process::Stdio;
 
 use crate::common::Repo;
+use crate::common::raw::Raw;
 use serde_json::{Value, json};
 
-/// `lode mcp` with its pipes; stdout is read by a thread into a channel.
-struct Server {
-    child: Child,
-    stdin: ChildStdin,
-    lines: mpsc::Receiver<String>,
-    next_id: u64,
-}
-
-impl Server {
-    fn start(repo: &Repo) -> Server {
-        let mut child = repo
-            .command(&["mcp"])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let stdout = child.stdout.take().unwrap();
-        let (tx, lines) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        let mut s = Server {
-            stdin: child.stdin.take().unwrap(),
-            child,
-            lines,
-            next_id: 1,
-        };
-        s.send(
-            json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-            "protocolVersion": "2025-06-18", "capabilities": {},
-            "clientInfo": {"name": "test", "version": "0"}}}),
-        );
-        s.reply(0);
-        s.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
-        s
-    }
-
-    fn send(&mut self, msg: Value) {
-        writeln!(self.stdin, "{msg}").unwrap();
-        self.stdin.flush().unwrap();
-    }
-
-    fn reply(&mut self, id: u64) -> Value {
-        let deadline = Instant::now() + Duration::from_secs(60);
-        loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            let line = self.lines.recv_timeout(left).expect("a reply in time");
-            let v: Value = serde_json::from_str(&line).expect("JSON-RPC");
-            if v["id"] == id {
-                return v;
-            }
-        }
-    }
-
-    /// A `tools/call` with these arguments and, when given, `_meta`; the result.
-    fn call(&mut self, tool: &str, arguments: Value, meta: Option<Value>) -> Value {
-        let id = self.next_id;
-        self.next_id += 1;
-        let mut params = json!({"name": tool, "arguments": arguments});
-        if let Some(meta) = meta {
-            params["_meta"] = meta;
-        }
-        self.send(json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params}));
-        let reply = self.reply(id);
-        reply["result"].clone()
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
+/// `lode mcp` with its pipes, its stderr dropped.
+fn start(repo: &Repo) -> Raw {
+    Raw::spawn(repo.command(&["mcp"]).stderr(Stdio::null()))
 }
 
 fn ok(r: &Value) -> &Value {
@@ -110,7 +32,7 @@ fn overlay() -> Value {
 #[test]
 fn the_five_tools_answer_over_the_overlay_argument_and_meta() {
     let repo = Repo::fixture("shop");
-    let mut server = Server::start(&repo);
+    let mut server = start(&repo);
     let with = |args: Value| {
         let mut a = args;
         a["overlay"] = overlay();
@@ -188,7 +110,7 @@ fn the_five_tools_answer_over_the_overlay_argument_and_meta() {
 #[test]
 fn bad_overlays_are_tool_errors_with_their_code() {
     let repo = Repo::fixture("shop");
-    let mut server = Server::start(&repo);
+    let mut server = start(&repo);
     let big = "x".repeat(lode_index::overlay::MAX_FILE_BYTES + 1);
     for bad in [
         json!({"/etc/passwd": "x"}),

@@ -6,32 +6,16 @@ use std::collections::BTreeMap;
 use std::fs;
 use std::time::{Duration, SystemTime};
 
-use lode_core::Config;
+use crate::common::Fixture;
 use lode_index::{
     BuildOptions, EmbedOptions, EmbedPhase, EmbedReport, Filter, Index, IndexLocation, Stopped,
     build, embed,
 };
 
-struct Fixture {
-    _tmp: tempfile::TempDir,
-    root: std::path::PathBuf,
-    loc: IndexLocation,
-    config: Config,
-}
-
 impl Fixture {
     /// `n` one-function Python files, `f0.py` the oldest, each a minute newer.
-    fn new(n: usize) -> Fixture {
-        let tmp = tempfile::tempdir().unwrap();
-        let root = tmp.path().join("repo");
-        fs::create_dir_all(&root).unwrap();
-        let loc = IndexLocation::resolve(&root, Some(&tmp.path().join("cache"))).unwrap();
-        let f = Fixture {
-            _tmp: tmp,
-            root,
-            loc,
-            config: Config::default(),
-        };
+    fn files(n: usize) -> Fixture {
+        let f = Fixture::empty();
         for i in 0..n {
             f.write(&format!("f{i}.py"), &body(i, "v1"), i);
         }
@@ -69,10 +53,6 @@ impl Fixture {
             ..EmbedOptions::new(&self.config)
         };
         embed(&self.loc, &opts, None).unwrap()
-    }
-
-    fn index(&self) -> Index {
-        Index::open(&self.loc).unwrap()
     }
 }
 
@@ -141,7 +121,7 @@ fn fresh_vectors(f: &Fixture) -> BTreeMap<String, Vec<u8>> {
 
 #[test]
 fn a_partial_index_answers_a_dense_query_and_says_how_partial() {
-    let f = Fixture::new(6);
+    let f = Fixture::files(6);
     f.build_lexical();
     let index = f.index();
     let m = chunk_count(&index);
@@ -192,7 +172,7 @@ fn a_partial_index_answers_a_dense_query_and_says_how_partial() {
 
 #[test]
 fn the_phase_resumes_and_embeds_every_chunk_exactly_once() {
-    let f = Fixture::new(9);
+    let f = Fixture::files(9);
     f.build_lexical();
     let first = f.embed(4, Some(1));
     assert_eq!(first.embedded, 4);
@@ -224,7 +204,7 @@ fn the_phase_resumes_and_embeds_every_chunk_exactly_once() {
 
 #[test]
 fn vectors_of_changed_and_deleted_files_are_pruned() {
-    let f = Fixture::new(5);
+    let f = Fixture::files(5);
     build(&f.loc, &BuildOptions::quiet(&f.config)).unwrap();
     assert_eq!(checked_vectors(&f.index()).len(), 5);
     f.write("f1.py", &body(1, "v2"), 10);
@@ -246,7 +226,7 @@ fn vectors_of_changed_and_deleted_files_are_pruned() {
 
 #[test]
 fn the_newest_files_are_embedded_first() {
-    let f = Fixture::new(5);
+    let f = Fixture::files(5);
     // Make the oldest file the newest.
     f.write("f0.py", &body(0, "v1"), 99);
     f.build_lexical();
@@ -263,7 +243,7 @@ fn the_newest_files_are_embedded_first() {
 
 #[test]
 fn a_file_changed_on_disk_since_the_build_is_left_for_the_next_one() {
-    let f = Fixture::new(3);
+    let f = Fixture::files(3);
     f.build_lexical();
     // Changed after the build parsed it: its stored chunks no longer describe it.
     f.write("f1.py", &format!("# moved\n\n{}", body(1, "v9")), 50);
@@ -277,7 +257,7 @@ fn a_file_changed_on_disk_since_the_build_is_left_for_the_next_one() {
 
 #[test]
 fn a_newer_build_stops_the_phase_and_leaves_a_consistent_index() {
-    let f = Fixture::new(8);
+    let f = Fixture::files(8);
     f.build_lexical();
     let calls = std::cell::Cell::new(0);
     // After the first batch (f7, f6), another build: f5 (queued, not yet
@@ -318,7 +298,7 @@ fn a_newer_build_stops_the_phase_and_leaves_a_consistent_index() {
 
 #[test]
 fn a_cancel_or_a_deadline_stops_between_batches() {
-    let f = Fixture::new(4);
+    let f = Fixture::files(4);
     f.build_lexical();
     let cancel = std::sync::atomic::AtomicBool::new(true);
     let opts = EmbedOptions {
@@ -353,7 +333,7 @@ fn a_cancel_or_a_deadline_stops_between_batches() {
 
 #[test]
 fn a_refresh_goes_on_with_the_chunks_an_earlier_one_left() {
-    let f = Fixture::new(3);
+    let f = Fixture::files(3);
     f.build_lexical();
     let opts = lode_index::RefreshOptions {
         embed: EmbedPhase::Later,
@@ -374,7 +354,7 @@ fn a_refresh_goes_on_with_the_chunks_an_earlier_one_left() {
 
 #[test]
 fn a_small_update_embeds_in_its_own_transaction() {
-    let f = Fixture::new(5);
+    let f = Fixture::files(5);
     build(&f.loc, &BuildOptions::quiet(&f.config)).unwrap();
     f.write("f1.py", &body(1, "v2"), 10);
     let report = build(&f.loc, &BuildOptions::quiet(&f.config)).unwrap();

@@ -6,8 +6,8 @@ use std::fs;
 use std::path::Path;
 use std::time::{Duration, SystemTime};
 
-use lode_core::Config;
-use lode_index::{BuildOptions, BuildReport, IndexLocation, build};
+use crate::common::Fixture;
+use lode_index::{BuildOptions, BuildReport, build};
 
 /// Sets the mtime of every file and directory under `root` (and `root`) an hour
 /// back, so the snapshot's timestamps are not "racy".
@@ -38,32 +38,20 @@ fn rewrite(path: &Path, text: &str) {
     f.write_all(text.as_bytes()).unwrap();
 }
 
-struct Fixture {
-    _tmp: tempfile::TempDir,
-    root: std::path::PathBuf,
-    loc: IndexLocation,
-    config: Config,
-}
-
 impl Fixture {
-    fn new() -> Fixture {
-        let tmp = tempfile::tempdir().unwrap();
-        let root = tmp.path().join("repo");
+    /// `src/a.py`, `src/deep/b.py`, and `build/gen.py` that `.gitignore`
+    /// leaves out; `files.max_file_size` is 200.
+    fn tree() -> Fixture {
+        let mut f = Fixture::empty();
+        let root = &f.root;
         fs::create_dir_all(root.join("src/deep")).unwrap();
         fs::write(root.join("src/a.py"), "def alpha():\n    return 1\n").unwrap();
         fs::write(root.join("src/deep/b.py"), "def beta():\n    return 2\n").unwrap();
         fs::write(root.join(".gitignore"), "build/\n").unwrap();
         fs::create_dir_all(root.join("build")).unwrap();
         fs::write(root.join("build/gen.py"), "def generated():\n    pass\n").unwrap();
-        let mut config = Config::default();
-        config.files.max_file_size = 200;
-        let loc = IndexLocation::resolve(&root, Some(&tmp.path().join("cache"))).unwrap();
-        Fixture {
-            _tmp: tmp,
-            root,
-            loc,
-            config,
-        }
+        f.config.files.max_file_size = 200;
+        f
     }
 
     fn build(&self) -> BuildReport {
@@ -95,7 +83,7 @@ impl Fixture {
 
 #[test]
 fn an_edit_in_place_is_seen_without_a_walk() {
-    let f = Fixture::new();
+    let f = Fixture::tree();
     age(&f.root);
     assert!(!f.build().quick_walk, "the first build walks");
     rewrite(
@@ -116,7 +104,7 @@ fn an_edit_in_place_is_seen_without_a_walk() {
 
 #[test]
 fn a_new_or_deleted_file_sends_the_refresh_to_a_full_walk() {
-    let f = Fixture::new();
+    let f = Fixture::tree();
     age(&f.root);
     f.build();
     fs::write(f.root.join("src/deep/c.py"), "def delta():\n    pass\n").unwrap();
@@ -133,7 +121,7 @@ fn a_new_or_deleted_file_sends_the_refresh_to_a_full_walk() {
 
 #[test]
 fn an_ignore_file_edited_in_place_sends_the_refresh_to_a_full_walk() {
-    let f = Fixture::new();
+    let f = Fixture::tree();
     age(&f.root);
     f.build();
     assert!(!f.indexed().iter().any(|p| p.starts_with("build/")));
@@ -152,7 +140,7 @@ fn an_ignore_file_edited_in_place_sends_the_refresh_to_a_full_walk() {
 
 #[test]
 fn a_file_skipped_for_size_that_shrinks_is_found() {
-    let f = Fixture::new();
+    let f = Fixture::tree();
     let big = f.root.join("src/big.py");
     fs::write(
         &big,
@@ -180,7 +168,7 @@ fn a_file_skipped_for_size_that_shrinks_is_found() {
 
 #[test]
 fn directories_changed_just_before_the_walk_are_not_trusted() {
-    let f = Fixture::new();
+    let f = Fixture::tree();
     // No aging: every directory was modified within the racy window.
     f.build();
     let report = f.build();
@@ -192,7 +180,7 @@ fn directories_changed_just_before_the_walk_are_not_trusted() {
 
 #[test]
 fn rescan_walks_even_when_nothing_changed() {
-    let f = Fixture::new();
+    let f = Fixture::tree();
     age(&f.root);
     f.build();
     let mut opts = BuildOptions::quiet(&f.config);
@@ -203,7 +191,7 @@ fn rescan_walks_even_when_nothing_changed() {
 #[cfg(unix)]
 #[test]
 fn an_entry_the_walk_could_not_read_sends_every_refresh_to_a_full_walk() {
-    let f = Fixture::new();
+    let f = Fixture::tree();
     // A link whose target does not exist yet, in a hidden directory the walk
     // never enters (so no recorded directory changes when it appears).
     fs::create_dir_all(f.root.join(".store")).unwrap();
@@ -225,7 +213,7 @@ fn an_entry_the_walk_could_not_read_sends_every_refresh_to_a_full_walk() {
 /// every other file — but not the checks a walk would make of what it wrote.
 #[test]
 fn a_walk_from_known_writes_restats_only_those_files() {
-    let f = Fixture::new();
+    let f = Fixture::tree();
     let (manifest, basis) = f.built_basis();
     let known = |paths: &[&str]| {
         let paths: Vec<String> = paths.iter().map(|p| p.to_string()).collect();
@@ -265,7 +253,7 @@ fn a_walk_from_known_writes_restats_only_those_files() {
 
 #[test]
 fn a_walk_from_known_writes_still_checks_the_ignore_files_it_watches() {
-    let f = Fixture::new();
+    let f = Fixture::tree();
     let (manifest, basis) = f.built_basis();
     let paths = vec!["src/a.py".to_string()];
     assert!(lode_index::walk_changed(&f.root, &basis, &manifest, &paths, &f.config).is_some());
@@ -278,7 +266,7 @@ fn a_walk_from_known_writes_still_checks_the_ignore_files_it_watches() {
 /// with nothing changed that answer stands and the query runs once.
 #[test]
 fn a_query_beside_the_stat_pass_stands_when_nothing_changed() {
-    let f = Fixture::new();
+    let f = Fixture::tree();
     age(&f.root);
     f.build();
     let runs = std::cell::Cell::new(0);
@@ -296,7 +284,7 @@ fn a_query_beside_the_stat_pass_stands_when_nothing_changed() {
 /// index: the query runs again after the update.
 #[test]
 fn a_query_beside_the_stat_pass_runs_again_when_the_tree_changed() {
-    let f = Fixture::new();
+    let f = Fixture::tree();
     age(&f.root);
     f.build();
     rewrite(
@@ -330,7 +318,7 @@ fn a_query_beside_the_stat_pass_runs_again_when_the_tree_changed() {
 /// counts are the stored ones.
 #[test]
 fn a_build_that_finds_nothing_changed_commits_nothing() {
-    let f = Fixture::new();
+    let f = Fixture::tree();
     age(&f.root);
     let first = f.build();
     let index = lode_index::Index::open(&f.loc).unwrap();
@@ -380,7 +368,7 @@ fn break_file_list(f: &Fixture) {
 /// walk or panicking.
 #[test]
 fn an_index_unreadable_past_its_open_is_built_again() {
-    let f = Fixture::new();
+    let f = Fixture::tree();
     age(&f.root);
     f.build();
     break_file_list(&f);

@@ -1,7 +1,11 @@
 //! Shared helpers: a fixture repository in a temporary directory, and the
-//! real `lode` binary run against it with its own cache.
+//! real `lode` binary run against it with its own cache ([`Repo`]); the
+//! entry of a backend in `lode doctor`'s JSON ([`backend`]); `lode mcp`
+//! spoken to in raw JSON-RPC lines ([`raw`]).
 
 #![allow(dead_code)]
+
+pub mod raw;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -138,4 +142,15 @@ impl Repo {
             .find(|p| p.is_dir() && p.file_name().unwrap() != "config")
             .expect("an index directory")
     }
+}
+
+/// The entry of backend `name` (`embedding`, `gather decision model`, …)
+/// in the JSON of `lode doctor`.
+pub fn backend<'a>(v: &'a Value, name: &str) -> &'a Value {
+    v["backends"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|b| b["name"] == name)
+        .unwrap_or_else(|| panic!("no backend {name}: {v}"))
 }
