@@ -17,9 +17,11 @@ use std::time::Duration;
 pub struct Request {
     /// Its number, from 0, in the order the requests were read.
     pub n: usize,
+    /// The request target (`/v1/embeddings`).
     pub path: String,
     /// The request line and the header lines, as sent.
     pub headers: Vec<String>,
+    /// The body, as sent.
     pub body: Vec<u8>,
 }
 
@@ -39,8 +41,11 @@ impl Request {
 pub enum Response {
     /// This status, content type and body.
     Body {
+        /// The HTTP status.
         status: u16,
+        /// The `Content-Type` header.
         content_type: &'static str,
+        /// The body.
         body: Vec<u8>,
     },
     /// A 200 announcing these bytes' length, but only half of them sent.
@@ -79,6 +84,8 @@ pub struct TestServer {
 }
 
 impl TestServer {
+    /// Listens on 127.0.0.1 at a free port and answers each request with
+    /// what `handler` says, on its own thread.
     pub fn start(handler: impl Fn(&Request) -> Response + Send + Sync + 'static) -> TestServer {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let url = format!("http://{}", listener.local_addr().unwrap());
