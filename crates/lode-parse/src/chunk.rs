@@ -363,13 +363,16 @@ impl Chunker<'_> {
             while !self.source.is_char_boundary(cut) {
                 cut -= 1;
             }
-            let span = lode_core::Span::new(line + 1, line + 1, s as u32, cut as u32);
-            self.out.push(Chunk {
-                span,
-                kind,
-                symbol,
-                defines: Vec::new(),
-            });
+            // A piece that is only whitespace holds nothing to find.
+            if !self.source[s..cut].trim().is_empty() {
+                let span = lode_core::Span::new(line + 1, line + 1, s as u32, cut as u32);
+                self.out.push(Chunk {
+                    span,
+                    kind,
+                    symbol,
+                    defines: Vec::new(),
+                });
+            }
             s = cut;
         }
     }
