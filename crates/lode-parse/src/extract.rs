@@ -61,6 +61,9 @@ pub(crate) fn extract_code_probed<P: Probe>(
     probe: &mut P,
 ) -> Option<FileExtract> {
     let queries = registry::queries(lang)?;
+    if lang == Language::Bash && bash_scanner_hazard(source) {
+        return None;
+    }
     let budget = Budget::start();
     let tree = parse(lang, queries, source, &[], budget.deadline())?;
     let root = tree.root_node();
@@ -102,6 +105,25 @@ pub(crate) fn extract_code_probed<P: Probe>(
         chunks,
         had_parse_errors: root.has_error(),
         parse_failed: false,
+    })
+}
+
+/// Whether tree-sitter-bash's scanner would hand C's `isdigit` a character
+/// past U+00FF, whose table it then reads out of bounds: a crash on Linux for
+/// characters of the supplementary planes (upstream tree-sitter-bash#337).
+/// It does so looking for a range `{1..9}`: with the character after a `{`
+/// and its digits, and after `{1..` and its digits. Such a file is not parsed.
+fn bash_scanner_hazard(source: &str) -> bool {
+    fn after_digits(s: &str) -> &str {
+        s.trim_start_matches(|c: char| c.is_ascii_digit())
+    }
+    let wide = |rest: &str| rest.chars().next().is_some_and(|c| u32::from(c) > 0xFF);
+    source.match_indices('{').any(|(i, _)| {
+        let rest = after_digits(&source[i + 1..]);
+        wide(rest)
+            || rest
+                .strip_prefix("..")
+                .is_some_and(|r| wide(after_digits(r)))
     })
 }
 
