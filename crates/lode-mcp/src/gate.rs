@@ -2,7 +2,10 @@
 //! before the protocol sees it, so that malformed input gets the error reply
 //! JSON-RPC owes it (-32700, -32600, -32602) instead of silence, and a
 //! request before `initialize` gets a clear error instead of ending the
-//! session.
+//! session. A request rmcp cannot read (an id that is not an `i64` or a
+//! string, a `result` beside a `method`), which rmcp would answer without
+//! its id, is answered here, with it; an `initialize` rmcp cannot read, or a
+//! response before `initialize`, would end rmcp's session and is refused.
 //!
 //! [`Gate::check`] decides one line ([`Verdict`]); [`serve_gated`] runs the
 //! gate between a reader and a writer and rmcp between the two, merging
@@ -29,7 +32,8 @@ pub enum Verdict {
     Forward,
     /// An error reply to send back.
     Reply(Value),
-    /// A notification that is refused: no reply is owed, so say why on stderr.
+    /// A notification (or a response) that is refused: no reply is owed, so
+    /// say why on stderr.
     Log(String),
     /// A blank line: nothing at all.
     Skip,
@@ -89,9 +93,14 @@ impl Gate {
         let method = match obj.get("method") {
             Some(Value::String(m)) => m.as_str(),
             Some(_) => return refuse(INVALID_REQUEST, "method must be a string"),
-            // A response to a request of the server's (a ping).
+            // A response to a request of the server's (a ping). Before
+            // `initialize` there was none, and rmcp would end the session.
             None if id.is_some() && (obj.contains_key("result") || obj.contains_key("error")) => {
-                return Verdict::Forward;
+                return if self.initialized {
+                    Verdict::Forward
+                } else {
+                    Verdict::Log("a response before initialize: dropped".into())
+                };
             }
             None => return refuse(INVALID_REQUEST, "no method"),
         };
@@ -105,8 +114,33 @@ impl Gate {
         {
             return refuse(INVALID_PARAMS, "arguments must be an object");
         }
+        // A request rmcp cannot read it answers without the id, which the
+        // client cannot match to its request: the gate answers it, with it.
+        if let Some(id) = &id {
+            if serde_json::from_value::<rmcp::model::RequestId>(id.clone()).is_err() {
+                return refuse(INVALID_REQUEST, "id must be a string or an integer");
+            }
+            if obj.contains_key("result") || obj.contains_key("error") {
+                return refuse(INVALID_REQUEST, "a request has no result or error");
+            }
+            if let Err(e) = serde_json::from_slice::<rmcp::model::ClientJsonRpcMessage>(line) {
+                let why = format!("not a request the server reads: {}", clip(&e.to_string()));
+                return refuse(INVALID_REQUEST, &why);
+            }
+        }
         if !self.initialized {
             if method == "initialize" && id.is_some() {
+                // rmcp reads an `initialize` without its fields as another
+                // request and still waits for one: the session is not open.
+                let params = obj.get("params").cloned().unwrap_or(Value::Null);
+                if let Err(e) =
+                    serde_json::from_value::<rmcp::model::InitializeRequestParams>(params)
+                {
+                    return refuse(
+                        INVALID_PARAMS,
+                        &format!("initialize: {}", clip(&e.to_string())),
+                    );
+                }
                 self.initialized = true;
                 return Verdict::Forward;
             }
@@ -116,6 +150,14 @@ impl Gate {
             );
         }
         Verdict::Forward
+    }
+}
+
+/// The start of a message that may quote the client's input.
+fn clip(s: &str) -> String {
+    match s.char_indices().nth(200) {
+        Some((i, _)) => format!("{}…", &s[..i]),
+        None => s.to_string(),
     }
 }
 
@@ -251,10 +293,11 @@ mod tests {
         }
     }
 
+    const INIT: &str = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+
     fn ready() -> Gate {
         let mut g = Gate::default();
-        let init = br#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{}}"#;
-        assert_eq!(g.check(init), Verdict::Forward);
+        assert_eq!(g.check(INIT.as_bytes()), Verdict::Forward);
         g
     }
 
@@ -292,6 +335,14 @@ mod tests {
                 (INVALID_REQUEST, json!("s")),
             ),
             (
+                r#"{"jsonrpc":"2.0","id":1.5,"method":"ping"}"#,
+                (INVALID_REQUEST, json!(1.5)),
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":18446744073709551615,"method":"ping"}"#,
+                (INVALID_REQUEST, json!(u64::MAX)),
+            ),
+            (
                 r#"{"jsonrpc":"2.0","id":4,"method":"tools/list","params":[1]}"#,
                 (INVALID_PARAMS, json!(4)),
             ),
@@ -327,8 +378,15 @@ mod tests {
         assert_eq!(code(&g.check(list)), (INVALID_REQUEST, json!(1)));
         let note = br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
         assert!(matches!(g.check(note), Verdict::Log(_)));
-        let init = br#"{"jsonrpc":"2.0","id":2,"method":"initialize","params":{}}"#;
-        assert_eq!(g.check(init), Verdict::Forward);
+        // Nor is a response, nor an `initialize` rmcp cannot read: both would end its session.
+        assert!(matches!(
+            g.check(br#"{"jsonrpc":"2.0","id":0,"result":{}}"#),
+            Verdict::Log(_)
+        ));
+        let empty = br#"{"jsonrpc":"2.0","id":2,"method":"initialize","params":{}}"#;
+        assert_eq!(code(&g.check(empty)), (INVALID_PARAMS, json!(2)));
+        assert_eq!(code(&g.check(list)), (INVALID_REQUEST, json!(1)));
+        assert_eq!(g.check(INIT.as_bytes()), Verdict::Forward);
         assert_eq!(g.check(list), Verdict::Forward);
     }
 
