@@ -58,6 +58,10 @@
 //!
 //! A test name filter (`extract::`, `gate::a_session`) picks targets.
 //!
+//! The generators' seed is fixed unless `LODE_FUZZ_SEED` names one (a
+//! number, or `random`): `cargo test` and CI run the same cases every time,
+//! and a search for new failures sets `LODE_FUZZ_SEED=random`.
+//!
 //! # Reproducing a failure
 //!
 //! A failing target prints its minimal failing input and appends the case's

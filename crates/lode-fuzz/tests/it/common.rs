@@ -2,7 +2,7 @@
 
 use proptest::collection::{btree_map, vec};
 use proptest::prelude::*;
-use proptest::test_runner::Config;
+use proptest::test_runner::{Config, RngSeed};
 use serde_json::{Map, Number, Value};
 
 /// The environment variable that sets every target's case count.
@@ -20,11 +20,32 @@ pub fn cases(default: u32) -> u32 {
     }
 }
 
-/// A proptest config of [`cases`]. Shrinking is bounded, so that a failure
-/// in a slow target (a whole MCP session per case) is reported in time.
+/// The environment variable that sets the seed: a number, or `random` for
+/// a new one each run. Unset, the seed is fixed, so that `cargo test` (and
+/// CI) runs the same cases every time and passes or fails with the code,
+/// not with chance; a search for new failures sets it.
+pub const SEED_VAR: &str = "LODE_FUZZ_SEED";
+
+/// The seed of every target's generator (see [`SEED_VAR`]).
+pub fn seed() -> RngSeed {
+    match std::env::var(SEED_VAR) {
+        Ok(v) if v.trim() == "random" => RngSeed::Random,
+        Ok(v) => RngSeed::Fixed(
+            v.trim()
+                .parse()
+                .unwrap_or_else(|_| panic!("{SEED_VAR}={v:?} is not a number or `random`")),
+        ),
+        Err(_) => RngSeed::Fixed(1),
+    }
+}
+
+/// A proptest config of [`cases`] and [`seed`]. Shrinking is bounded, so
+/// that a failure in a slow target (a whole MCP session per case) is
+/// reported in time.
 pub fn config(default: u32) -> Config {
     Config {
         cases: cases(default),
+        rng_seed: seed(),
         max_shrink_iters: 512,
         ..Config::default()
     }
