@@ -81,9 +81,16 @@
   (variable_declarator name: (identifier) @name)
   (#match? @name "^[A-Z][A-Z0-9_]*$")) @definition.constant
  (#has-parent? @definition.constant program))
+
+; Exported bindings are the module's interface, whatever their name or value:
+; export const safeParse = wrap(parse), export let config = {} (a function or class
+; value was captured above, and the first pattern wins).
 ((export_statement
   declaration: (lexical_declaration
     kind: "const"
-    (variable_declarator name: (identifier) @name))
-  (#match? @name "^[A-Z][A-Z0-9_]*$")) @definition.constant
+    (variable_declarator name: (identifier) @name))) @definition.constant
  (#has-parent? @definition.constant program))
+((export_statement
+  declaration: [(lexical_declaration kind: "let" (variable_declarator name: (identifier) @name))
+                (variable_declaration (variable_declarator name: (identifier) @name))]) @definition.variable
+ (#has-parent? @definition.variable program))

@@ -134,26 +134,34 @@
  (#not-eq? @name "exports"))
 
 ; Module-level constants with an upper-case name: const MAX_SIZE = 10,
-; export declare const VERSION: string
-((lexical_declaration
-  kind: "const"
-  (variable_declarator name: (identifier) @name)
-  (#match? @name "^[A-Z][A-Z0-9_]*$")) @definition.constant
- (#has-parent? @definition.constant program))
-([(export_statement
-   declaration: [(lexical_declaration
-                   kind: "const"
-                   (variable_declarator name: (identifier) @name))
-                 (ambient_declaration
-                   (lexical_declaration
-                     kind: "const"
-                     (variable_declarator name: (identifier) @name)))])
+; declare const VERSION: string
+([(lexical_declaration
+   kind: "const"
+   (variable_declarator name: (identifier) @name))
   (ambient_declaration
    (lexical_declaration
      kind: "const"
      (variable_declarator name: (identifier) @name)))] @definition.constant
  (#match? @name "^[A-Z][A-Z0-9_]*$")
  (#has-parent? @definition.constant program))
+
+; Exported bindings are the module's interface, whatever their name or value:
+; export const safeParse: $SafeParse = wrap(parse), export declare const version: string,
+; export let config = {} (a function or class value was captured above, and the first
+; pattern wins).
+((export_statement
+  declaration: [(lexical_declaration
+                  kind: "const"
+                  (variable_declarator name: (identifier) @name))
+                (ambient_declaration
+                  (lexical_declaration
+                    kind: "const"
+                    (variable_declarator name: (identifier) @name)))]) @definition.constant
+ (#has-parent? @definition.constant program))
+((export_statement
+  declaration: [(lexical_declaration kind: "let" (variable_declarator name: (identifier) @name))
+                (variable_declaration (variable_declarator name: (identifier) @name))]) @definition.variable
+ (#has-parent? @definition.variable program))
 
 ; Upper-case constants directly in a namespace: namespace Defaults { export const TIMEOUT_MS = 5000 }
 (internal_module
