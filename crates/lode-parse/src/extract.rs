@@ -64,6 +64,9 @@ pub(crate) fn extract_code_probed<P: Probe>(
     if lang == Language::Bash && bash_scanner_hazard(source) {
         return None;
     }
+    if lang == Language::Scala && has_line_longer_than(source, SCALA_MAX_LINE_BYTES) {
+        return None;
+    }
     let budget = Budget::start();
     let tree = parse(lang, queries, source, &[], budget.deadline())?;
     let root = tree.root_node();
@@ -125,6 +128,17 @@ fn bash_scanner_hazard(source: &str) -> bool {
                 .strip_prefix("..")
                 .is_some_and(|r| wide(after_digits(r)))
     })
+}
+
+/// The longest line a Scala file may have and be parsed. tree-sitter-scala
+/// lexes some long runs on one line (CJK letters, backticks, `a+a+…`) in
+/// time quadratic in their length, within one parser step where the
+/// deadline cannot stop it: 1.7 s for 16 KB of `a+` in a debug build. Code
+/// lines are far shorter; a file with a longer one is line windows.
+const SCALA_MAX_LINE_BYTES: usize = 4 << 10;
+
+fn has_line_longer_than(source: &str, max: usize) -> bool {
+    source.split('\n').any(|line| line.len() > max)
 }
 
 /// Parses `source`, or only its `ranges` when there are some (positions stay
