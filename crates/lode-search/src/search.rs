@@ -117,8 +117,9 @@ pub fn search(index: &Index, query: &str, opts: &SearchOptions) -> Result<Search
     Ok(results)
 }
 
-/// Characters of a task's text an answer repeats as its `query`.
-const TASK_ECHO_CHARS: usize = 200;
+/// Bytes of the query an answer repeats as its `query`: the caller has the
+/// text, and a long echo would crowd a capped answer's hits out.
+const ECHO_BYTES: usize = 200;
 
 /// A task's text: its files, their chunks as the hits.
 fn task_mode(index: &Index, text: &str, opts: &SearchOptions) -> Result<SearchResults> {
@@ -131,8 +132,7 @@ fn task_mode(index: &Index, text: &str, opts: &SearchOptions) -> Result<SearchRe
     };
     let found = task_search(index, text, &task)?;
     Ok(SearchResults {
-        // A task's text is pages long; the answer echoes its start, not all of it.
-        query: crate::source::clip(text, TASK_ECHO_CHARS),
+        query: crate::source::clip(text, ECHO_BYTES),
         hits: found.hits(opts.top_k),
         mode: Mode::Task,
         no_strong_match: false,
@@ -192,7 +192,7 @@ fn query_mode(index: &Index, query: &str, opts: &SearchOptions) -> Result<Search
         .map(|(score, c)| to_hit(index, c, score, opts.snippet_lines))
         .collect();
     Ok(SearchResults {
-        query: query.to_string(),
+        query: crate::source::clip(query, ECHO_BYTES),
         no_strong_match: lexical.is_empty() && !hits.is_empty(),
         hits,
         mode: Mode::Query,
