@@ -5,14 +5,19 @@
 //! session. A request rmcp cannot read (an id that is not an `i64` or a
 //! string, a `result` beside a `method`), which rmcp would answer without
 //! its id, is answered here, with it; an `initialize` rmcp cannot read, or a
-//! response before `initialize`, would end rmcp's session and is refused.
+//! response before `initialize`, would end rmcp's session and is refused. A
+//! request whose id another request still running holds is refused too: rmcp
+//! keys running requests by id and would drop one of the two answers.
 //!
 //! [`Gate::check`] decides one line ([`Verdict`]); [`serve_gated`] runs the
 //! gate between a reader and a writer and rmcp between the two, merging
 //! rmcp's lines and the gate's replies into whole lines on the writer.
 
+use std::collections::HashSet;
 use std::io;
+use std::sync::{Arc, Mutex};
 
+use rmcp::model::RequestId;
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::mpsc;
@@ -39,10 +44,44 @@ pub enum Verdict {
     Skip,
 }
 
-/// The gate's state: whether `initialize` has been seen.
+/// The gate's state: whether `initialize` has been seen, and the ids of the
+/// requests rmcp has and has not answered yet.
 #[derive(Debug, Default)]
 pub struct Gate {
     initialized: bool,
+    running: Running,
+}
+
+/// The ids of the requests forwarded to rmcp and not yet answered, shared
+/// with the relay that sees rmcp's answers.
+#[derive(Clone, Debug, Default)]
+struct Running(Arc<Mutex<HashSet<RequestId>>>);
+
+impl Running {
+    /// Claims `id` for a request; `false` when another running request holds it.
+    fn claim(&self, id: RequestId) -> bool {
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).insert(id)
+    }
+
+    fn release(&self, id: &RequestId) {
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).remove(id);
+    }
+
+    /// Releases the id an answer of rmcp's (a line it wrote) carries.
+    fn answered(&self, line: &[u8]) {
+        #[derive(serde::Deserialize)]
+        struct Answer {
+            id: Option<RequestId>,
+            method: Option<serde::de::IgnoredAny>,
+        }
+        if let Ok(Answer {
+            id: Some(id),
+            method: None,
+        }) = serde_json::from_slice(line)
+        {
+            self.release(&id);
+        }
+    }
 }
 
 fn error(code: i64, message: &str, id: Value) -> Verdict {
@@ -116,9 +155,11 @@ impl Gate {
         }
         // A request rmcp cannot read it answers without the id, which the
         // client cannot match to its request: the gate answers it, with it.
+        let mut request_id = None;
         if let Some(id) = &id {
-            if serde_json::from_value::<rmcp::model::RequestId>(id.clone()).is_err() {
-                return refuse(INVALID_REQUEST, "id must be a string or an integer");
+            match serde_json::from_value::<RequestId>(id.clone()) {
+                Ok(id) => request_id = Some(id),
+                Err(_) => return refuse(INVALID_REQUEST, "id must be a string or an integer"),
             }
             if obj.contains_key("result") || obj.contains_key("error") {
                 return refuse(INVALID_REQUEST, "a request has no result or error");
@@ -142,14 +183,34 @@ impl Gate {
                     );
                 }
                 self.initialized = true;
-                return Verdict::Forward;
+                return self.forward(request_id, &refuse);
             }
             return refuse(
                 INVALID_REQUEST,
                 "the session is not initialized: send initialize first",
             );
         }
-        Verdict::Forward
+        if method == "notifications/cancelled"
+            && let Some(id) = obj
+                .get("params")
+                .and_then(|p| p.get("requestId"))
+                .and_then(|id| serde_json::from_value::<RequestId>(id.clone()).ok())
+        {
+            // A cancelled request gets no answer: its id is free again.
+            self.running.release(&id);
+        }
+        self.forward(request_id, &refuse)
+    }
+
+    /// Forwards a request (or a notification) unless its id is in use.
+    fn forward(&self, id: Option<RequestId>, refuse: &dyn Fn(i64, &str) -> Verdict) -> Verdict {
+        match id {
+            Some(id) if !self.running.claim(id.clone()) => refuse(
+                INVALID_REQUEST,
+                "this id is held by a request still running: give each request its own id",
+            ),
+            _ => Verdict::Forward,
+        }
     }
 }
 
@@ -214,11 +275,14 @@ where
     let (lines, mut queue) = mpsc::unbounded_channel::<Vec<u8>>();
 
     let replies = lines.clone();
-    let reader = tokio::spawn(read_client(input, to_rmcp, replies));
+    let gate = Gate::default();
+    let running = gate.running.clone();
+    let reader = tokio::spawn(read_client(input, gate, to_rmcp, replies));
     let relay = tokio::spawn(async move {
         let mut from_rmcp = BufReader::new(from_rmcp);
         let mut line = Vec::new();
         while from_rmcp.read_until(b'\n', &mut line).await.unwrap_or(0) > 0 {
+            running.answered(&line);
             if lines.send(std::mem::take(&mut line)).is_err() {
                 break;
             }
@@ -247,11 +311,11 @@ where
 /// which closes rmcp's input.
 async fn read_client(
     input: impl tokio::io::AsyncRead + Unpin,
+    mut gate: Gate,
     mut to_rmcp: tokio::io::DuplexStream,
     replies: mpsc::UnboundedSender<Vec<u8>>,
 ) {
     let mut input = BufReader::new(input);
-    let mut gate = Gate::default();
     loop {
         let verdict = match next_line(&mut input).await {
             Ok(None) | Err(_) => break,
@@ -388,6 +452,28 @@ mod tests {
         assert_eq!(code(&g.check(list)), (INVALID_REQUEST, json!(1)));
         assert_eq!(g.check(INIT.as_bytes()), Verdict::Forward);
         assert_eq!(g.check(list), Verdict::Forward);
+    }
+
+    #[test]
+    fn an_id_is_held_from_its_request_to_its_answer() {
+        let mut g = ready();
+        let ping = br#"{"jsonrpc":"2.0","id":5,"method":"ping"}"#;
+        assert_eq!(g.check(ping), Verdict::Forward);
+        // Equal by value: rmcp reads 5.0 as 5.
+        let again = br#"{"jsonrpc":"2.0","id":5.0,"method":"ping"}"#;
+        assert_eq!(code(&g.check(again)), (INVALID_REQUEST, json!(5.0)));
+        g.running
+            .answered(br#"{"jsonrpc":"2.0","id":5,"result":{}}"#);
+        assert_eq!(g.check(ping), Verdict::Forward);
+        // A server's request to the client (a method beside the id) frees nothing.
+        g.running
+            .answered(br#"{"jsonrpc":"2.0","id":5,"method":"ping"}"#);
+        assert_eq!(code(&g.check(ping)), (INVALID_REQUEST, json!(5)));
+        // A cancelled request is never answered: the cancellation frees its id.
+        let cancel =
+            br#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":5}}"#;
+        assert_eq!(g.check(cancel), Verdict::Forward);
+        assert_eq!(g.check(ping), Verdict::Forward);
     }
 
     #[tokio::test]
