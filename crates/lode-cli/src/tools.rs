@@ -8,7 +8,8 @@ use lode_core::{Error, Result};
 use lode_search::render;
 use lode_tools::eval::{self, Case, EvalReport};
 use lode_tools::{
-    Catalog, DefinitionSize, Embedder, Fusion, IndexOptions, Limits, StaticModel, Toolbox,
+    Catalog, DefinitionSize, Embedder, Fusion, IndexOptions, Limits, SEMANTIC_FLOOR, StaticModel,
+    Toolbox,
 };
 use serde::Serialize;
 
@@ -34,6 +35,10 @@ pub enum ToolsCommand {
         /// BM25 only (no embeddings).
         #[arg(long)]
         lexical: bool,
+        /// The least cosine similarity that ranks a tool sharing no word with the query
+        /// (0: every tool the embedder finds).
+        #[arg(long, value_name = "COS", default_value_t = SEMANTIC_FLOOR)]
+        semantic_floor: f32,
         #[command(flatten)]
         common: Common,
     },
@@ -56,6 +61,10 @@ pub enum ToolsCommand {
         /// Weight of the embedding signal in the fusion (default: 0.7 for score, 0.5 for rrf).
         #[arg(long, value_name = "W")]
         semantic_weight: Option<f32>,
+        /// The least cosine similarity that ranks a tool sharing no word with the query
+        /// (0: every tool the embedder finds).
+        #[arg(long, value_name = "COS", default_value_t = SEMANTIC_FLOOR)]
+        semantic_floor: f32,
         /// Print every query with no expected tool at rank 1.
         #[arg(long)]
         misses: bool,
@@ -88,6 +97,7 @@ pub fn run(cmd: ToolsCommand) -> Result<u8> {
             limit,
             schema_budget,
             lexical,
+            semantic_floor,
             common,
         } => search(
             &common,
@@ -95,7 +105,11 @@ pub fn run(cmd: ToolsCommand) -> Result<u8> {
             &catalog,
             limit as usize,
             schema_budget,
-            lexical,
+            Ranking {
+                lexical,
+                fusion: Fusion::default(),
+                semantic_floor,
+            },
         ),
         ToolsCommand::Eval {
             catalog,
@@ -103,6 +117,7 @@ pub fn run(cmd: ToolsCommand) -> Result<u8> {
             lexical,
             fusion,
             semantic_weight,
+            semantic_floor,
             misses,
             common,
         } => {
@@ -115,7 +130,12 @@ pub fn run(cmd: ToolsCommand) -> Result<u8> {
                     semantic_weight: semantic_weight.unwrap_or(0.7),
                 },
             };
-            evaluate(&common, &catalog, cases.as_deref(), lexical, fusion, misses)
+            let ranking = Ranking {
+                lexical,
+                fusion,
+                semantic_floor,
+            };
+            evaluate(&common, &catalog, cases.as_deref(), ranking, misses)
         }
     }
 }
@@ -189,18 +209,28 @@ fn embedder(common: &Common, notes: &mut Notes) -> Arc<dyn Embedder> {
     Arc::new(StaticModel::builtin())
 }
 
+/// How a command's searches rank, from its options.
+#[derive(Clone, Copy)]
+struct Ranking {
+    lexical: bool,
+    fusion: Fusion,
+    semantic_floor: f32,
+}
+
 fn toolbox(
+    common: &Common,
     catalog: Catalog,
     limits: Limits,
-    embedder: Option<Arc<dyn Embedder>>,
-    fusion: Fusion,
+    ranking: Ranking,
     notes: &mut Notes,
 ) -> Result<Toolbox> {
+    let embedder = (!ranking.lexical).then(|| embedder(common, notes));
     let toolbox = Toolbox::builder(catalog)
         .limits(limits)
         .index_options(IndexOptions {
             embedder,
-            fusion,
+            fusion: ranking.fusion,
+            semantic_floor: ranking.semantic_floor,
             ..IndexOptions::default()
         })
         .build()
@@ -258,7 +288,7 @@ fn search(
     catalog: &Path,
     limit: usize,
     schema_budget: usize,
-    lexical: bool,
+    ranking: Ranking,
 ) -> Result<u8> {
     if query.trim().is_empty() {
         return Err(Error::BadQuery("empty query".into()));
@@ -266,13 +296,12 @@ fn search(
     let mut notes = Notes::new(common);
     let catalog = load_catalog(catalog)?;
     let stats = catalog_stats(&catalog);
-    let embedder = (!lexical).then(|| embedder(common, &mut notes));
     let limits = Limits {
         default_results: limit,
         max_results: limit,
         schema_budget_bytes: schema_budget.max(1),
     };
-    let toolbox = toolbox(catalog, limits, embedder, Fusion::default(), &mut notes)?;
+    let toolbox = toolbox(common, catalog, limits, ranking, &mut notes)?;
     let outcome = toolbox.search(query, None);
     if let Some(n) = &outcome.note {
         notes.note(n.clone());
@@ -361,6 +390,8 @@ struct EvalBody<'a> {
     mode: &'static str,
     #[serde(skip_serializing_if = "Option::is_none")]
     fusion: Option<Fusion>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    semantic_floor: Option<f32>,
     #[serde(flatten)]
     report: &'a EvalReport,
     context: Context,
@@ -372,8 +403,7 @@ fn evaluate(
     common: &Common,
     catalog_path: &Path,
     cases_path: Option<&Path>,
-    lexical: bool,
-    fusion: Fusion,
+    ranking: Ranking,
     show_misses: bool,
 ) -> Result<u8> {
     let mut notes = Notes::new(common);
@@ -402,8 +432,7 @@ fn evaluate(
             cases
         }
     };
-    let embedder = (!lexical).then(|| embedder(common, &mut notes));
-    let toolbox = toolbox(catalog, Limits::default(), embedder, fusion, &mut notes)?;
+    let toolbox = toolbox(common, catalog, Limits::default(), ranking, &mut notes)?;
     let report = eval::run(&toolbox, &cases);
     let host_tools = toolbox.catalog().len() - 1;
     let all_tools: DefinitionSize = (0..host_tools).map(|i| toolbox.catalog().size(i)).sum();
@@ -427,7 +456,8 @@ fn evaluate(
             "derived"
         },
         mode: if hybrid { "hybrid" } else { "lexical" },
-        fusion: hybrid.then_some(fusion),
+        fusion: hybrid.then_some(ranking.fusion),
+        semantic_floor: hybrid.then_some(ranking.semantic_floor),
         report: &report,
         context,
         misses: if show_misses {
@@ -461,6 +491,10 @@ fn eval_text(b: &EvalBody) -> String {
         Some(Fusion::Rrf { k, semantic_weight }) => format!(" (rrf k={k} w={semantic_weight})"),
         Some(Fusion::Score { semantic_weight }) => format!(" (score w={semantic_weight})"),
         None => String::new(),
+    };
+    let fusion = match b.semantic_floor {
+        Some(floor) => format!("{fusion}, floor {floor}"),
+        None => fusion,
     };
     out.push_str(&format!(
         "{} tools in {} groups, {} cases ({}), {}{fusion}\n",

@@ -34,13 +34,36 @@ impl Default for Fusion {
     }
 }
 
+/// The cosine similarity a tool needs when no word of the query is in it.
+///
+/// Set on a hand-made catalog, not on an evaluation set: off-topic and
+/// nonsense queries reach at most ~0.28 there (`asdf qwer`, `zzqqxx_nomatch`),
+/// paraphrases of a tool 0.37–0.49 (`will it rain in Paris tomorrow` →
+/// the forecast tool). Its cost on MetaTool and LiveMCPBench is in
+/// docs/benchmarks.md ("Tool search").
+pub const SEMANTIC_FLOOR: f32 = 0.3;
+
 /// How a [`ToolIndex`] is built.
-#[derive(Clone, Default)]
+#[derive(Clone)]
 pub struct IndexOptions {
     /// Embeds tool texts and queries; `None` ranks by BM25 alone.
     pub embedder: Option<Arc<dyn Embedder>>,
     pub bm25: Bm25Params,
     pub fusion: Fusion,
+    /// The least cosine similarity that ranks a tool sharing no word with the
+    /// query (and not named by it); 0 ranks every tool the embedder finds.
+    pub semantic_floor: f32,
+}
+
+impl Default for IndexOptions {
+    fn default() -> Self {
+        IndexOptions {
+            embedder: None,
+            bm25: Bm25Params::default(),
+            fusion: Fusion::default(),
+            semantic_floor: SEMANTIC_FLOOR,
+        }
+    }
 }
 
 /// One ranked tool: its index in the catalog.
@@ -76,6 +99,7 @@ pub struct ToolIndex {
     /// Identifier key of a canonical or unqualified name → tools so named.
     names: HashMap<String, Vec<usize>>,
     fusion: Fusion,
+    semantic_floor: f32,
     note: Option<String>,
 }
 
@@ -136,6 +160,7 @@ impl ToolIndex {
             dense,
             names,
             fusion: options.fusion,
+            semantic_floor: options.semantic_floor,
             note,
         }
     }
@@ -152,7 +177,8 @@ impl ToolIndex {
 
     /// The best `depth` tools for `query` among those `eligible` accepts,
     /// best first: tools the query names exactly, then by fused score; ties
-    /// by catalog order. A tool neither signal finds is not returned.
+    /// by catalog order. A tool neither signal finds is not returned, nor one
+    /// that shares no word with the query and is less similar than the floor.
     pub fn rank(&self, query: &str, eligible: impl Fn(usize) -> bool, depth: usize) -> Ranking {
         let n = self.bm25.len();
         let mut lexical = vec![0f32; n];
@@ -187,7 +213,9 @@ impl ToolIndex {
             .filter(|&i| {
                 lexical[i] > 0.0
                     || exact.contains(&i)
-                    || cosine.as_ref().is_some_and(|c| c[i] > 0.0)
+                    || cosine
+                        .as_ref()
+                        .is_some_and(|c| c[i] > 0.0 && c[i] >= self.semantic_floor)
             })
             .collect();
         let scores = match &cosine {

@@ -40,9 +40,10 @@
 //! ([`IndexOptions::embedder`], e.g. `lode_embed::StaticModel::builtin()`),
 //! the cosine similarity of the query's content words to each tool's text,
 //! fused with BM25 by score ([`Fusion`]). A query that names a tool exactly
-//! puts it first. With an embedder every tool has some similarity, so a
-//! search fills its limit; BM25 alone returns only tools sharing a term with
-//! the query. The model sees only `{"activated": [...]}`.
+//! puts it first. A tool sharing no term with the query needs a cosine of at
+//! least [`SEMANTIC_FLOOR`], so a query about nothing in the catalog activates
+//! nothing (and says so) rather than the least unrelated tools. The model sees
+//! only `{"activated": [...]}` (with a `note` when nothing matched).
 //!
 //! # A runtime loop
 //!
@@ -117,13 +118,13 @@ mod turn;
 pub use bm25::Bm25Params;
 pub use catalog::{Catalog, DefinitionSize, MAX_NAME_LEN, Tool, qualified_name};
 pub use error::{Error, Result};
-pub use index::{Fusion, IndexOptions, Ranked, Ranking, ToolIndex};
+pub use index::{Fusion, IndexOptions, Ranked, Ranking, SEMANTIC_FLOOR, ToolIndex};
 pub use lode_embed::{Embedder, StaticModel};
 pub use telemetry::{
     CallCounts, CalledTool, Exposure, FirstCall, SearchRecord, TurnEnd, TurnReport,
 };
 pub use toolbox::{
-    Inventory, InventoryGroup, Limits, SEARCH_TOOL, SearchOutcome, Toolbox, ToolboxBuilder,
-    model_result, parse_search_arguments,
+    Inventory, InventoryGroup, Limits, NO_MATCH_NOTE, SEARCH_TOOL, SearchOutcome, Toolbox,
+    ToolboxBuilder, model_result, parse_search_arguments,
 };
 pub use turn::{CallError, Step, TurnScope};

@@ -265,13 +265,19 @@ pub struct SearchOutcome {
     pub note: Option<String>,
 }
 
+/// What the model reads when a search matched no tool.
+pub const NO_MATCH_NOTE: &str = "no tool matches this query; search again with other words";
+
 /// The model-facing result of a search: the names activated, never schemas.
-/// `{"activated": ["a", "b"]}`, plus `"over_budget": [...]` when matches were left out.
+/// `{"activated": ["a", "b"]}`, plus `"over_budget": [...]` when matches were left
+/// out, or `"note"` ([`NO_MATCH_NOTE`]) when nothing matched.
 pub fn model_result(toolbox: &Toolbox, outcome: &SearchOutcome) -> Value {
     let activated: Vec<&str> = toolbox.names(&outcome.activated).collect();
     let mut v = json!({ "activated": activated });
     if !outcome.over_budget.is_empty() {
         v["over_budget"] = json!(outcome.over_budget);
+    } else if outcome.ranked.is_empty() {
+        v["note"] = json!(NO_MATCH_NOTE);
     }
     v
 }

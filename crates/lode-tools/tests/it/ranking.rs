@@ -3,7 +3,8 @@
 use std::sync::{Arc, OnceLock};
 
 use lode_tools::{
-    Catalog, Embedder, IndexOptions, Limits, StaticModel, Tool, Toolbox, model_result,
+    Catalog, Embedder, IndexOptions, Limits, NO_MATCH_NOTE, StaticModel, Tool, Toolbox,
+    model_result,
 };
 use serde_json::{Value, json};
 
@@ -138,6 +139,45 @@ fn embeddings_find_what_words_do_not() {
     assert_eq!(top(&hybrid, query)[0], "get_forecast");
     // Lexical evidence still counts in the fusion.
     assert_eq!(top(&hybrid, "convert currency")[0], "convert_currency");
+}
+
+fn hybrid(semantic_floor: f32) -> Toolbox {
+    Toolbox::builder(catalog())
+        .index_options(IndexOptions {
+            embedder: Some(model()),
+            semantic_floor,
+            ..IndexOptions::default()
+        })
+        .build()
+        .unwrap()
+}
+
+#[test]
+fn a_query_about_nothing_in_the_catalog_activates_nothing_and_says_so() {
+    let tb = hybrid(lode_tools::SEMANTIC_FLOOR);
+    for query in [
+        "zzqqxx_nomatch",
+        "asdf qwer",
+        "bake a chocolate cake",
+        "reboot the kubernetes cluster",
+        "recipe for lasagna",
+    ] {
+        let out = tb.search(query, None);
+        assert!(out.activated.is_empty(), "{query}: {:?}", top(&tb, query));
+        assert_eq!(
+            model_result(&tb, &out),
+            json!({"activated": [], "note": NO_MATCH_NOTE})
+        );
+    }
+    // Without the floor the embedder finds something for each of them.
+    let unfloored = hybrid(0.0);
+    assert!(!unfloored.search("asdf qwer", None).activated.is_empty());
+    // A paraphrase sharing no word with its tool still passes the floor.
+    assert_eq!(top(&tb, "will it rain in Paris tomorrow"), ["get_forecast"]);
+    assert_eq!(
+        top(&tb, "show me the bugs reported on my project")[0],
+        "list_issues"
+    );
 }
 
 #[test]
