@@ -79,13 +79,18 @@ pub struct EmbedConfig {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum EmbedBackend {
+    /// In process: the compiled-in model2vec model, or the local one `model`
+    /// names. Nothing leaves the machine.
     #[default]
     Builtin,
+    /// An OpenAI-compatible server's `/v1/embeddings`.
     Openai,
+    /// An Ollama server's `/api/embed`.
     Ollama,
 }
 
 impl EmbedBackend {
+    /// The name used in config, notes and `doctor`: `builtin`, `openai`, `ollama`.
     pub fn name(self) -> &'static str {
         match self {
             EmbedBackend::Builtin => "builtin",
@@ -99,13 +104,18 @@ impl EmbedBackend {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum EmbedEncoding {
+    /// One `i8` per dimension plus an `f32` scale per vector: about a quarter of
+    /// `f32`'s size, near its precision.
     #[default]
     Int8,
+    /// Four-byte floats, exact and the largest.
     F32,
+    /// One sign bit per dimension: the smallest and coarsest.
     Binary,
 }
 
 impl EmbedEncoding {
+    /// The name used in config and index fingerprints: `int8`, `f32`, `binary`.
     pub fn name(self) -> &'static str {
         match self {
             EmbedEncoding::Int8 => "int8",
@@ -116,15 +126,19 @@ impl EmbedEncoding {
 }
 
 impl EmbedConfig {
+    /// The backend; `builtin` when unset.
     pub fn backend(&self) -> EmbedBackend {
         self.backend.unwrap_or_default()
     }
+    /// Texts per request: 32 when unset, clamped to 1..=256.
     pub fn batch_size(&self) -> usize {
         self.batch_size.unwrap_or(32).clamp(1, 256)
     }
+    /// Milliseconds for one embedding call: 10,000 when unset.
     pub fn deadline_ms(&self) -> u64 {
         self.deadline_ms.unwrap_or(10_000)
     }
+    /// The stored encoding; `int8` when unset.
     pub fn encoding(&self) -> EmbedEncoding {
         self.encoding.unwrap_or_default()
     }
@@ -180,8 +194,11 @@ pub struct GatherConfig {
     /// Allow an endpoint on a private or link-local address (user config only;
     /// loopback is always allowed). See [`crate::endpoint`].
     pub allow_private_endpoints: Option<bool>,
+    /// Rounds of the walk, each one hop of callers and callees (default 3).
     pub max_rounds: Option<usize>,
+    /// Nodes kept at most (default 12).
     pub max_nodes: Option<usize>,
+    /// Milliseconds for the whole walk, model calls included (default 8,000).
     pub deadline_ms: Option<u64>,
     /// Token budget of the gathered section (tokens estimated as characters / 4).
     pub max_tokens: Option<usize>,
@@ -191,8 +208,11 @@ pub struct GatherConfig {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum GatherDecision {
+    /// Rules only (seed order, hop distance, score, centrality); no server.
     #[default]
     Deterministic,
+    /// The chat server at `endpoint` chooses; a round it fails uses the
+    /// deterministic order.
     Endpoint,
 }
 
@@ -201,15 +221,19 @@ impl GatherConfig {
     pub fn uses_endpoint(&self) -> bool {
         self.decision == Some(GatherDecision::Endpoint)
     }
+    /// Rounds of the walk; 3 when unset.
     pub fn max_rounds(&self) -> usize {
         self.max_rounds.unwrap_or(3)
     }
+    /// Nodes kept at most; 12 when unset.
     pub fn max_nodes(&self) -> usize {
         self.max_nodes.unwrap_or(12)
     }
+    /// Milliseconds for the whole walk; 8,000 when unset.
     pub fn deadline_ms(&self) -> u64 {
         self.deadline_ms.unwrap_or(8_000)
     }
+    /// Token budget of the gathered section; 2,000 when unset.
     pub fn max_tokens(&self) -> usize {
         self.max_tokens.unwrap_or(2_000)
     }
@@ -263,6 +287,7 @@ impl GatherConfig {
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct DiagnosticsConfig {
+    /// Write the log at all (default off).
     pub enabled: Option<bool>,
     /// The log is rotated when it would grow past this (default 4 MiB).
     pub max_bytes: Option<u64>,
@@ -273,16 +298,21 @@ pub struct DiagnosticsConfig {
 }
 
 impl DiagnosticsConfig {
+    /// Whether the log is written; off when unset.
     pub fn enabled(&self) -> bool {
         self.enabled.unwrap_or(false)
     }
+    /// Bytes the log may reach before it is rotated: 4 MiB when unset, never
+    /// under 4 KiB.
     pub fn max_bytes(&self) -> u64 {
         // Below 4 KiB a record or two would rotate the file.
         self.max_bytes.unwrap_or(4 * 1024 * 1024).max(4096)
     }
+    /// Rotated files kept: 2 when unset, at most 20.
     pub fn keep(&self) -> u32 {
         self.keep.unwrap_or(2).min(20)
     }
+    /// Whether query arguments are recorded; off when unset.
     pub fn log_queries(&self) -> bool {
         self.log_queries.unwrap_or(false)
     }
@@ -292,11 +322,17 @@ impl DiagnosticsConfig {
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct Config {
+    /// `[files]`: which files are indexed and how large they may be.
     pub files: FilePolicy,
+    /// `[index]`: index-wide settings (the languages).
     pub index: IndexConfig,
+    /// `[embed]`: the embedding backend and how vectors are stored.
     pub embed: EmbedConfig,
+    /// `[gather]`: the decision model and limits of `lode gather` and `lode ask`.
     pub gather: GatherConfig,
+    /// `[diagnostics]`: the local diagnostics log (user config only).
     pub diagnostics: DiagnosticsConfig,
+    /// `[mcp]`: limits of a long-lived `lode mcp` process (user config only).
     pub mcp: McpConfig,
 }
 

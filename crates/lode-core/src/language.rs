@@ -6,34 +6,61 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Language {
+    /// Shell scripts (`.sh`, `.bash`, `.zsh`, `.bats`, `.bashrc`…): one grammar for all shells.
     Bash,
+    /// C (`.c`); a `.h` header is C unless its head uses C++ syntax.
     C,
+    /// C++ (`.cc`, `.cpp`, `.hpp`…), CUDA `.cu` included; named `cpp`.
     Cpp,
+    /// C# (`.cs`); named `csharp`.
     CSharp,
+    /// Elixir (`.ex`, `.exs`).
     Elixir,
+    /// Go (`.go`).
     Go,
+    /// Haskell (`.hs`); Haddock comments count as docs.
     Haskell,
+    /// Java (`.java`).
     Java,
+    /// JavaScript (`.js`, `.mjs`, `.cjs`) and JSX, which shares its grammar.
     JavaScript,
+    /// Kotlin (`.kt`, scripts `.kts`).
     Kotlin,
+    /// Lua (`.lua`).
     Lua,
+    /// PHP (`.php`, `.phtml`).
     Php,
+    /// Python (`.py`, stubs `.pyi`).
     Python,
+    /// Ruby (`.rb`, `.rake`, `.gemspec`, `Rakefile`, `Gemfile`…).
     Ruby,
+    /// Rust (`.rs`); item-holding macro bodies are parsed as Rust too.
     Rust,
+    /// Scala (`.scala`, `.sc`).
     Scala,
+    /// Swift (`.swift`).
     Swift,
+    /// TypeScript with JSX (`.tsx`): its own grammar, but in the TypeScript
+    /// [`family`](Self::family).
     Tsx,
+    /// TypeScript without JSX (`.ts`, `.mts`, `.cts`).
     TypeScript,
+    /// Zig (`.zig`).
     Zig,
+    /// Markdown (`.md`, `.mdx`): no grammar, cut into sections by ATX heading.
     Markdown,
+    /// JSON (also JSONC, JSON5): data, indexed in line windows.
     Json,
+    /// YAML: data, indexed in line windows.
     Yaml,
+    /// TOML: data, indexed in line windows.
     Toml,
+    /// Plain text, and every file known neither by name nor by shebang: line windows.
     Text,
 }
 
 impl Language {
+    /// Every language, code ones first; the order is that of the enum.
     pub const ALL: [Language; 25] = [
         Language::Bash,
         Language::C,

@@ -21,6 +21,8 @@
 //! assert_eq!(sym.kind.as_str(), "function");
 //! ```
 
+#![deny(missing_docs)]
+
 mod config;
 pub mod endpoint;
 mod error;

@@ -6,19 +6,42 @@ use crate::{Language, Span};
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum SymbolKind {
+    /// A function not inside a type-like container (a module does not count);
+    /// one inside is a [`Method`](Self::Method).
     Function,
+    /// A function inside a class, struct, enum, interface, trait or impl, or
+    /// defined outside its type with a receiver or qualifier (Go, C++ `Config::`).
     Method,
+    /// A `class` declaration (Python, Java, C++, C#, Ruby, Kotlin, Swift, JS/TS…).
     Class,
+    /// A struct or record type; also a Haskell `data` with one constructor or a `newtype`.
     Struct,
+    /// An enumeration; also a Haskell `data` with several constructors.
     Enum,
+    /// An interface or protocol: Go and Java interfaces, Swift protocols,
+    /// Haskell type classes, Elixir protocols.
     Interface,
+    /// A trait (Rust, PHP, Scala).
     Trait,
+    /// Members added to a type defined elsewhere: a Rust `impl` (named by its
+    /// self type), a Swift `extension`, a Haskell `instance`, an Elixir `defimpl`.
     Impl,
+    /// A module, namespace or singleton object: Rust `mod`, C++ and PHP
+    /// namespaces, Ruby and Elixir modules, Kotlin and Scala `object`s. Functions
+    /// inside one stay functions.
     Module,
+    /// A named constant: `const`, a `#define` with a value, or a top-level
+    /// upper-case assignment where the language has no `const` (Python, Bash, Lua).
     Constant,
+    /// A top-level mutable binding: a Rust `static`, a Go `var`, an exported JS `let`.
     Variable,
+    /// A field of a type. No query emits it yet; call resolution treats it like
+    /// a variable.
     Field,
+    /// A type alias or other named type: Rust `type`, C `typedef`, Go `type`
+    /// that is not a struct or interface, C++ concepts.
     Type,
+    /// A macro: Rust `macro_rules!`, a function-like C `#define`, Elixir `defmacro`.
     Macro,
     /// A Markdown section (a heading and what follows it).
     Section,
@@ -28,6 +51,7 @@ pub enum SymbolKind {
 }
 
 impl SymbolKind {
+    /// The stable lower-case name, as in the JSON output and the index.
     pub fn as_str(self) -> &'static str {
         match self {
             SymbolKind::Function => "function",
@@ -49,6 +73,7 @@ impl SymbolKind {
         }
     }
 
+    /// The kind whose [`as_str`](Self::as_str) is `name`, exactly; no aliases.
     pub fn from_name(name: &str) -> Option<SymbolKind> {
         Some(match name {
             "function" => SymbolKind::Function,
@@ -95,12 +120,17 @@ impl std::fmt::Display for SymbolKind {
 /// A named definition in a file.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Symbol {
+    /// The name as written in the source, without its container; code names are
+    /// capped at 120 bytes. A Markdown section's is its heading text.
     pub name: String,
+    /// What the definition is; a function in a container is already a method.
     pub kind: SymbolKind,
     /// The qualified parent as written, e.g. `impl Config`, `class Router`.
     pub container: Option<String>,
     /// Index of the parent symbol in the same [`FileExtract::symbols`].
     pub parent: Option<u32>,
+    /// The definition itself, without the doc comments above it (those are in
+    /// its chunk).
     pub span: Span,
     /// The declaration up to its body, whitespace collapsed, capped.
     pub signature: String,
@@ -109,6 +139,8 @@ pub struct Symbol {
 }
 
 impl Symbol {
+    /// A symbol with no container, parent, signature or doc yet: extraction
+    /// fills them in.
     pub fn new(name: impl Into<String>, kind: SymbolKind, span: Span) -> Symbol {
         Symbol {
             name: name.into(),
@@ -125,9 +157,11 @@ impl Symbol {
 /// A call of a named function or method.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CallSite {
+    /// The name called as written, without its receiver (`load` in `cfg.load()`).
     pub callee: String,
     /// The receiver text when the call is `receiver.callee(…)` (capped).
     pub receiver: Option<String>,
+    /// The whole call expression, arguments included.
     pub span: Span,
     /// Index of the innermost enclosing symbol.
     pub caller: Option<u32>,
@@ -142,6 +176,7 @@ pub struct Import {
     /// `name as alias`; a module bound to a name is `* as alias`
     /// (`import numpy as np`, `import * as util from './util'`).
     pub names: Vec<String>,
+    /// The whole statement; the imports of one statement (`import os, sys`) share it.
     pub span: Span,
 }
 
@@ -162,6 +197,7 @@ pub enum ChunkKind {
 }
 
 impl ChunkKind {
+    /// The stable lower-case name, as in the JSON output and the index.
     pub fn as_str(self) -> &'static str {
         match self {
             ChunkKind::Symbol => "symbol",
@@ -172,6 +208,7 @@ impl ChunkKind {
         }
     }
 
+    /// The kind whose [`as_str`](Self::as_str) is `name`, exactly.
     pub fn from_name(name: &str) -> Option<ChunkKind> {
         Some(match name {
             "symbol" => ChunkKind::Symbol,
@@ -187,7 +224,11 @@ impl ChunkKind {
 /// A unit of retrieval: a contiguous region of a file, never the whole of a large file.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Chunk {
+    /// The region of the file, whole lines but for the pieces of a line too long
+    /// for one chunk; its bytes are the chunk's text. A symbol's chunk starts at
+    /// the comments and attributes above it.
     pub span: Span,
+    /// Why the chunk exists.
     pub kind: ChunkKind,
     /// Index of the symbol this chunk belongs to, if any.
     pub symbol: Option<u32>,
@@ -198,10 +239,16 @@ pub struct Chunk {
 /// Everything extraction finds in one file.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FileExtract {
+    /// The language the file was extracted as; `None` only in an empty default record.
     pub language: Option<Language>,
+    /// The definitions, sorted by start with outer ones before inner; the
+    /// indices in other records point into this list.
     pub symbols: Vec<Symbol>,
+    /// Call sites in source order (calls starting together: innermost first).
     pub calls: Vec<CallSite>,
+    /// Imports in source order; one per statement and source.
     pub imports: Vec<Import>,
+    /// The chunks search returns, in file order, never overlapping.
     pub chunks: Vec<Chunk>,
     /// The grammar reported syntax errors; what could be read was kept.
     pub had_parse_errors: bool,

@@ -46,20 +46,31 @@ impl Default for AskOptions {
 /// One result of `ask`: a search hit, or a symbol the graph added.
 #[derive(Clone, Debug, Serialize)]
 pub struct AskHit {
+    /// The file, relative to the repository root.
     pub path: String,
+    /// First line of the hit's chunk or the added symbol, 1-based.
     pub start_line: u32,
+    /// Last line, 1-based and inclusive.
     pub end_line: u32,
-    /// The blend: `search_weight × search score / best search score +
-    /// (1 − search_weight) × PageRank / best PageRank`.
+    /// For a phrase, the blend `search_weight × search score / best search
+    /// score + (1 − search_weight) × PageRank / best PageRank`; in task mode,
+    /// the search's own score (the order is the search's).
     pub score: f64,
     /// The search score (`None` for a symbol the graph added).
     pub search_score: Option<f64>,
     /// PageRank relative to the best of these results (0–1).
     pub graph_score: f64,
+    /// The symbol the chunk belongs to, or the added symbol; `None` for a
+    /// chunk outside any symbol.
     pub symbol: Option<String>,
+    /// The symbol's kind (`function`, …), or the chunk's kind when there is no symbol.
     pub kind: String,
+    /// The symbol's container as extracted (`impl Config`, `class Router`).
     pub container: Option<String>,
+    /// The file's language.
     pub language: Language,
+    /// A hit's snippet as the search gave it; for an added symbol its first
+    /// [`AskOptions::snippet_lines`] lines, each clipped to 200 characters.
     pub snippet: String,
     /// `search` or `graph`.
     pub source: &'static str,
@@ -70,26 +81,40 @@ pub struct AskHit {
 /// What the graph step did.
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct AskGraph {
+    /// The graph re-ranked the hits (false when skipped, on an index error,
+    /// or with no hits).
     pub ran: bool,
     /// Why the results are the plain search results (graph not ready, an error).
     pub skipped: Option<String>,
+    /// Symbols in the whole call graph.
     pub nodes: usize,
+    /// Distinct caller–callee pairs in it.
     pub edges: usize,
+    /// Distinct hit symbols that seeded PageRank.
     pub seeds: usize,
+    /// Symbols the graph added to the hits.
     pub added: usize,
+    /// Wall time of the whole `ask`, in milliseconds.
     pub elapsed_ms: f64,
 }
 
+/// The answer of [`ask()`]: the search's hits re-ranked, the symbols the graph
+/// added, and what the graph step did.
 #[derive(Clone, Debug, Serialize)]
 pub struct AskResults {
+    /// The search's query.
     pub query: String,
     /// The search's ranking: `query` or `task` (see `lode_search::Mode`).
     pub mode: Mode,
+    /// Best first by `score`; in task mode the search's hits in its order,
+    /// then the added symbols.
     pub hits: Vec<AskHit>,
     /// The search's ranked files, in task mode or when asked for.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub files: Vec<FileHit>,
+    /// The search's candidates before its cut to `top_k` (files in task mode).
     pub candidates: usize,
+    /// What the graph step did.
     pub graph: AskGraph,
 }
 

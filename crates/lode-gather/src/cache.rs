@@ -13,6 +13,7 @@ pub const DECISION_TTL: Duration = Duration::from_secs(600);
 /// Entries kept at most (expired ones go first, then the oldest).
 const MAX_DECISIONS: usize = 1_024;
 
+/// Model decisions by [`DecisionCache::key`], each reused for the TTL.
 /// `Send + Sync`: a long-lived server keeps one for all calls.
 pub struct DecisionCache {
     ttl: Duration,
@@ -26,6 +27,7 @@ impl Default for DecisionCache {
 }
 
 impl DecisionCache {
+    /// An empty cache whose entries are reused for `ttl` after they are stored.
     pub fn with_ttl(ttl: Duration) -> DecisionCache {
         DecisionCache {
             ttl,
@@ -64,6 +66,7 @@ impl DecisionCache {
         *h.finalize().as_bytes()
     }
 
+    /// The decision stored under `key`, unless it is older than the TTL.
     pub fn get(&self, key: &[u8; 32]) -> Option<Decision> {
         let map = self.map.lock().unwrap_or_else(|e| e.into_inner());
         map.get(key)
@@ -71,6 +74,8 @@ impl DecisionCache {
             .map(|(_, d)| d.clone())
     }
 
+    /// Stores a decision; when full (1,024 entries), expired ones go first,
+    /// then the oldest.
     pub fn put(&self, key: [u8; 32], decision: Decision) {
         let mut map = self.map.lock().unwrap_or_else(|e| e.into_inner());
         if map.len() >= MAX_DECISIONS {
@@ -84,10 +89,12 @@ impl DecisionCache {
         map.insert(key, (Instant::now(), decision));
     }
 
+    /// Entries held, expired ones not yet dropped included.
     pub fn len(&self) -> usize {
         self.map.lock().map(|m| m.len()).unwrap_or(0)
     }
 
+    /// Whether no entry is held.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }

@@ -14,10 +14,13 @@ use crate::graph::Relation;
 /// How a frontier node is linked to the walk: `called by seed parse_config`.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct EdgeInfo {
+    /// `Callee`: `from` calls the node; `Caller`: the node calls `from`.
     pub relation: Relation,
     /// The name of the node it was found from.
     pub from: String,
+    /// `from` is a seed (hop 0), which the text says as `seed`.
     pub from_seed: bool,
+    /// How surely the call was bound; `Name` is a guess, `(name match)` in the text.
     pub resolution: Resolution,
 }
 
@@ -43,16 +46,23 @@ impl EdgeInfo {
 pub struct FrontierNode {
     /// Unique within one walk.
     pub id: u32,
+    /// The symbol's name, without its container.
     pub name: String,
+    /// What the symbol is.
     pub kind: SymbolKind,
+    /// Its container as extracted (`impl Config`, `class Router`).
     pub container: Option<String>,
+    /// Its file, relative to the repository root.
     pub path: String,
+    /// Its first line, 1-based.
     pub line: u32,
+    /// Its last line, 1-based and inclusive.
     pub end_line: u32,
     /// First line of the signature.
     pub signature: String,
     /// Up to 3 lines of the doc comment.
     pub doc: Vec<String>,
+    /// How the walk reached it.
     pub edge: EdgeInfo,
     /// Calls from the nearest seed (1 = a direct neighbour).
     pub hop: usize,
@@ -71,12 +81,15 @@ pub struct FrontierNode {
 pub struct Request {
     /// The text that led to the search (≤ 6,000 characters, newest kept).
     pub trace: String,
+    /// The search query.
     pub query: String,
     /// 1-based.
     pub round: usize,
+    /// Rounds the walk may take in all.
     pub max_rounds: usize,
     /// Keep at most this many this round.
     pub quota: usize,
+    /// The candidates (at most 40), ids unique within the walk.
     pub frontier: Vec<FrontierNode>,
 }
 
@@ -178,6 +191,8 @@ pub trait DecisionModel: Send + Sync {
     fn cache_identity(&self) -> String {
         self.name().to_string()
     }
+    /// One round's decision; `timeout` is the time left before the walk's
+    /// deadline (zero for a local model, which is not timed).
     fn decide(&self, request: &Request, timeout: Duration) -> Result<Decision, ModelError>;
 }
 
@@ -204,6 +219,8 @@ impl Deterministic {
         order
     }
 
+    /// The first `quota` nodes in [`order`](Self::order), kept and expanded;
+    /// it never asks to stop.
     pub fn decision(request: &Request) -> Decision {
         let keep: Vec<u32> = Deterministic::order(&request.frontier)
             .into_iter()

@@ -53,6 +53,7 @@ impl Endpoint {
         })
     }
 
+    /// The chat completions URL requests go to.
     pub fn url(&self) -> &str {
         self.client.url()
     }

@@ -12,26 +12,41 @@ use crate::text::{cut_to_budget, read_lines};
 /// A symbol the walk kept, with its body cut to the budget.
 #[derive(Clone, Debug, Serialize)]
 pub struct KeptNode {
+    /// The symbol's file, relative to the repository root.
     pub path: String,
+    /// The symbol's first line as indexed, 1-based.
     pub start_line: u32,
+    /// Its last line, 1-based and inclusive.
     pub end_line: u32,
+    /// What the symbol is.
     pub kind: SymbolKind,
+    /// The symbol's name, without its container.
     pub name: String,
+    /// Its container as extracted (`impl Config`, `class Router`).
     pub container: Option<String>,
     /// `called by seed parse_config`.
     pub edge: String,
+    /// `callee`: `from` calls this node; `caller`: this node calls `from`.
     pub relation: Relation,
+    /// The name of the node it was reached from.
     pub from: String,
+    /// `from` is a seed (a top hit's symbol).
     pub from_seed: bool,
+    /// How surely the linking call was bound; `name` may be wrong.
     pub resolution: Resolution,
+    /// Calls from the nearest seed (1 = a direct neighbour).
     pub hop: usize,
+    /// The round that kept it, 1-based.
     pub round: usize,
     /// `shown`, `in_results` (the body is above), `changed` (the file no
     /// longer matches the index), `no_budget`.
     pub body_state: &'static str,
+    /// The lines shown, each ending in a newline; empty unless `body_state`
+    /// is `shown`.
     pub body: String,
     /// Lines of the body left out for the budget.
     pub omitted_lines: usize,
+    /// Estimated tokens of `body` (characters / 4, plus one per line).
     pub tokens: usize,
 }
 
@@ -39,14 +54,22 @@ pub struct KeptNode {
 /// are never recorded).
 #[derive(Clone, Debug, Serialize)]
 pub struct RoundLog {
+    /// Which round, 1-based.
     pub round: usize,
+    /// Nodes the model was shown.
     pub frontier: usize,
+    /// Nodes kept this round (fewer than asked once `max_nodes` is reached).
     pub kept: usize,
+    /// Nodes whose callers and callees make the next frontier.
     pub expanded: usize,
     /// `model`, `cache`, `deterministic` (the model is), or `fallback`.
     pub source: &'static str,
+    /// Why the model's answer was not used ([`ModelError::kind`](crate::ModelError::kind)).
     pub fallback: Option<&'static str>,
+    /// The failure's one-line cause (≤ 160 characters): a status, a parse
+    /// position, ids; never the request or the reply.
     pub detail: Option<String>,
+    /// Wall time of the round, in milliseconds.
     pub ms: f64,
 }
 
@@ -57,10 +80,13 @@ pub struct Gathered {
     pub ran: bool,
     /// Why it did not run: the query's shape, or the index state.
     pub skipped: Option<String>,
+    /// The decision model's name (`deterministic`, `endpoint`).
     pub model: String,
+    /// Rounds that had a frontier to decide on.
     pub rounds: usize,
     /// Frontier nodes shown to the model, all rounds.
     pub considered: usize,
+    /// The kept nodes, in the order kept.
     pub nodes: Vec<KeptNode>,
     /// One reason per round that fell back to the deterministic order.
     pub fallback: Vec<&'static str>,
@@ -69,10 +95,15 @@ pub struct Gathered {
     pub stopped: String,
     /// The seeds, as `name path:line`.
     pub seeds: Vec<String>,
+    /// Estimated tokens of all bodies shown; never over `max_tokens`.
     pub tokens: usize,
+    /// The token budget this gather had (the input's, else the limits').
     pub max_tokens: usize,
+    /// Characters of the trace the model saw, after the cap.
     pub trace_chars: usize,
+    /// Wall time of the whole gather, in milliseconds.
     pub elapsed_ms: f64,
+    /// One entry per round.
     pub log: Vec<RoundLog>,
 }
 

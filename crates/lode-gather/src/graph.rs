@@ -19,11 +19,14 @@ use serde::Serialize;
 /// One committed state of one index.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct StateKey {
+    /// The index database file.
     pub database: PathBuf,
+    /// The database's generation, one more per committed build (0 when unset).
     pub generation: u64,
 }
 
 impl StateKey {
+    /// The state `index` sees.
     pub fn of(index: &Index) -> Result<StateKey> {
         Ok(StateKey {
             database: index.store().path().to_path_buf(),
@@ -49,7 +52,9 @@ pub enum Relation {
 /// A symbol one call away.
 #[derive(Clone, Debug)]
 pub struct Neighbour {
+    /// The symbol one call away.
     pub symbol: SymbolRow,
+    /// Whether it is called by the symbol or calls it.
     pub relation: Relation,
     /// The most certain resolution among the call sites linking the two.
     pub resolution: Resolution,
@@ -128,6 +133,7 @@ pub struct GraphCache {
 }
 
 impl GraphCache {
+    /// An empty cache.
     pub fn new() -> GraphCache {
         GraphCache::default()
     }

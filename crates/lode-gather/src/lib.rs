@@ -53,6 +53,8 @@
 //! # Ok::<(), lode_core::Error>(())
 //! ```
 
+#![deny(missing_docs)]
+
 mod ask;
 mod cache;
 mod decide;

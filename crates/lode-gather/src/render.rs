@@ -78,13 +78,13 @@ pub fn footer(g: &Gathered) -> String {
     )
 }
 
-/// `ask` results: one line per result (`+ called by X` marks a symbol the
-/// graph added), its snippet indented, then a summary line.
 /// `ask`'s files view: the search's ranked files with their best chunks.
 pub fn ask_files_text(r: &AskResults) -> String {
     lode_search::render::file_list_text(r.mode, &r.files)
 }
 
+/// `ask` results: one line per result (`+ called by X` marks a symbol the
+/// graph added), its snippet indented, then a summary line.
 pub fn ask_text(r: &AskResults) -> String {
     let mut out = String::new();
     for h in &r.hits {

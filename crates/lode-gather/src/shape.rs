@@ -7,6 +7,7 @@
 
 use serde::Serialize;
 
+/// What a query looks like, which decides whether the walk runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum QueryShape {
@@ -20,6 +21,9 @@ pub enum QueryShape {
 }
 
 impl QueryShape {
+    /// The shape of `query`: a regex when it holds a pattern marker, else
+    /// natural language when it has two or more words and one is plain
+    /// (letters only, at most a leading capital), else an identifier.
     pub fn of(query: &str) -> QueryShape {
         let q = query.trim();
         if looks_like_regex(q) {
@@ -41,10 +45,12 @@ impl QueryShape {
         }
     }
 
+    /// Whether gather walks for this shape: natural language only.
     pub fn walks(self) -> bool {
         self == QueryShape::NaturalLanguage
     }
 
+    /// The shape in words, as the `skipped` message names it.
     pub fn as_str(self) -> &'static str {
         match self {
             QueryShape::NaturalLanguage => "natural language",

@@ -31,7 +31,9 @@ const MAX_FRONTIER: usize = 40;
 /// The walk's limits (`[gather]` in the user config).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Limits {
+    /// Rounds at most, each one hop from the nodes expanded last.
     pub max_rounds: usize,
+    /// Nodes kept at most, all rounds together.
     pub max_nodes: usize,
     /// For the whole walk, model calls included.
     pub deadline: Duration,
@@ -46,6 +48,7 @@ impl Default for Limits {
 }
 
 impl Limits {
+    /// The limits of `c`'s `[gather]`, defaults for what it leaves unset.
     pub fn from_config(c: &Config) -> Limits {
         Limits {
             max_rounds: c.gather.max_rounds(),
@@ -60,6 +63,7 @@ impl Limits {
 /// its graph is ready; a server answering while an index is built is not.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum GraphState {
+    /// The graph matches the index: the walk may run.
     Ready,
     /// Not ready: the index state, said in one line.
     NotReady(String),
@@ -68,15 +72,18 @@ pub enum GraphState {
 /// One gather call.
 #[derive(Clone, Debug)]
 pub struct GatherInput<'a> {
+    /// The search query; its [`QueryShape`] decides whether the walk runs.
     pub query: &'a str,
     /// The text that led to the search (an agent's recent turns); capped.
     pub trace: Option<&'a str>,
     /// Overrides [`Limits::max_tokens`].
     pub max_tokens: Option<usize>,
+    /// Whether the graph can be walked; when not, the gather is skipped and says why.
     pub graph: GraphState,
 }
 
 impl<'a> GatherInput<'a> {
+    /// A call for `query` with no trace, the limits' token budget and a ready graph.
     pub fn new(query: &'a str) -> GatherInput<'a> {
         GatherInput {
             query,
@@ -105,6 +112,7 @@ pub struct Gatherer {
 }
 
 impl Gatherer {
+    /// A gatherer with empty caches of its own.
     pub fn new(model: Arc<dyn DecisionModel>, limits: Limits) -> Gatherer {
         Gatherer {
             model,
@@ -145,14 +153,17 @@ impl Gatherer {
         self
     }
 
+    /// The graph cache, to share with [`crate::ask()`].
     pub fn graph_cache(&self) -> &Arc<GraphCache> {
         &self.graphs
     }
 
+    /// The limits every walk runs under.
     pub fn limits(&self) -> &Limits {
         &self.limits
     }
 
+    /// The decision model's name, as the footer shows it.
     pub fn model_name(&self) -> &str {
         self.model.name()
     }
