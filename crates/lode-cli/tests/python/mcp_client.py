@@ -1,6 +1,6 @@
 """`lode mcp` driven by an independent client: the Python MCP SDK (PyPI `mcp`).
 
-Usage: python mcp_client.py [PATH_TO_LODE]   (default: target/debug/lode)
+Usage: python mcp_client.py [PATH_TO_LODE [CHECK...]]   (default: target/debug/lode, every check)
 
 Run by .ci/run after `cargo test`, in a venv with `mcp` installed. Each check
 starts from a copy of tests/fixtures/shop with its own cache; the closing line
@@ -26,7 +26,9 @@ from mcp.shared.exceptions import MCPError
 
 HERE = Path(__file__).resolve().parent
 FIXTURE = HERE.parent / "fixtures" / "shop"
-LODE = Path(sys.argv[1] if len(sys.argv) > 1 else "target/debug/lode").resolve()
+# Not resolved: an installed entry point may be a link, and the link is what is checked.
+LODE = Path(sys.argv[1] if len(sys.argv) > 1 else "target/debug/lode").absolute()
+ONLY = sys.argv[2:]
 
 
 class Server:
@@ -211,8 +213,14 @@ async def main():
     if not LODE.is_file():
         print(f"no lode binary at {LODE}", file=sys.stderr)
         return 2
+    unknown = [name for name in ONLY if name not in {c.__name__ for c in CHECKS}]
+    if unknown:
+        print(f"no such check: {', '.join(unknown)}", file=sys.stderr)
+        return 2
     passed = failed = 0
     for check in CHECKS:
+        if ONLY and check.__name__ not in ONLY:
+            continue
         if await run_check(check):
             passed += 1
         else:
