@@ -17,7 +17,7 @@ use crate::location::{IndexLocation, WriterLock};
 use crate::store::{Manifest, ManifestEntry, SCHEMA_VERSION, Store};
 use crate::tokens;
 use crate::vectors::{VectorChange, VectorSpec, Vectors};
-use crate::walk::{self, SkipReason, WalkReport, WalkedFile};
+use lode_walk::{self as walk, SkipReason, WalkReport, WalkedFile};
 
 /// Files parsed per batch: bounds the memory of a large first build.
 const BATCH: usize = 256;
@@ -511,7 +511,7 @@ fn build_once(
 }
 
 /// The walk of an index's tree: proven from its snapshot by `stat` alone when
-/// nothing but file contents changed (see [`crate::snapshot`]), else a full walk.
+/// nothing but file contents changed (see [`lode_walk::snapshot`]), else a full walk.
 pub fn walk_for(
     root: &std::path::Path,
     store: &Store,
@@ -547,14 +547,14 @@ pub(crate) fn manifest_and_walk<T>(
     let listed: std::sync::OnceLock<Option<Manifest>> = std::sync::OnceLock::new();
     let (walked, manifest, answer) = std::thread::scope(|s| {
         let walk = s.spawn(|| {
-            if !crate::snapshot::same_tree(root, &basis.snapshot) {
+            if !lode_walk::snapshot::same_tree(root, &basis.snapshot) {
                 return walk::walk(root, &config.files).map(Some);
             }
             let Some(manifest) = listed.wait() else {
                 return Ok(None);
             };
             let max = config.files.max_file_size;
-            match crate::snapshot::stat_indexed(root, manifest, max, basis.skipped.clone()) {
+            match lode_walk::snapshot::stat_indexed(root, manifest, max, basis.skipped.clone()) {
                 Some(report) => Ok(Some(report)),
                 None => walk::walk(root, &config.files).map(Some),
             }
@@ -592,7 +592,7 @@ pub fn walk_with(
     config: &Config,
 ) -> Result<WalkReport> {
     if let Some(basis) = basis
-        && let Some(report) = crate::snapshot::quick_walk(
+        && let Some(report) = lode_walk::snapshot::quick_walk(
             root,
             &basis.snapshot,
             manifest,
@@ -608,7 +608,7 @@ pub fn walk_with(
 /// As [`walk_with`], when a file watcher knows that nothing but the files at
 /// `changed` (root-relative) was written since `manifest`, and only in place:
 /// no `stat` of any other file. `None` when a walk must decide (see
-/// [`crate::snapshot::changed_walk`]).
+/// [`lode_walk::snapshot::changed_walk`]).
 pub fn walk_changed(
     root: &std::path::Path,
     basis: &WalkBasis,
@@ -616,7 +616,7 @@ pub fn walk_changed(
     changed: &[String],
     config: &Config,
 ) -> Option<WalkReport> {
-    crate::snapshot::changed_walk(
+    lode_walk::snapshot::changed_walk(
         root,
         &basis.snapshot,
         manifest,
@@ -629,7 +629,7 @@ pub fn walk_changed(
 /// What the last full walk recorded, when a quick walk may rely on it.
 #[derive(Clone, Debug)]
 pub struct WalkBasis {
-    snapshot: crate::snapshot::Snapshot,
+    snapshot: lode_walk::snapshot::Snapshot,
     skipped: BTreeMap<SkipReason, u64>,
 }
 
@@ -649,7 +649,7 @@ impl WalkBasis {
         }
         let snapshot = store
             .meta("walk_snapshot")?
-            .and_then(|t| crate::snapshot::Snapshot::from_json(&t));
+            .and_then(|t| lode_walk::snapshot::Snapshot::from_json(&t));
         let skipped: Option<BTreeMap<SkipReason, u64>> = store
             .meta("walk_skipped")?
             .and_then(|t| serde_json::from_str(&t).ok());

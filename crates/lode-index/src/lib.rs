@@ -4,8 +4,8 @@
 //!
 //! - [`IndexLocation`] says where a repository's index lives in the cache
 //!   (never inside the repository) and which database file is current.
-//! - [`walk()`] lists the files the [`lode_core::FilePolicy`] admits, counting
-//!   the others by [`SkipReason`].
+//! - [`walk()`] (from `lode-walk`, re-exported) lists the files the
+//!   [`lode_core::FilePolicy`] admits, counting the others by [`SkipReason`].
 //! - [`build()`] brings the index up to date: it compares the walk with the
 //!   index by size and mtime, hashes (blake3) the files that differ, parses
 //!   the changed ones in parallel with `lode-parse`, and writes files, chunks,
@@ -65,12 +65,10 @@ mod reader;
 mod refresh;
 mod relations;
 mod rows;
-pub mod snapshot;
 mod store;
 pub mod tokens;
 mod top;
 pub mod vectors;
-mod walk;
 mod whole_file;
 
 pub use build::{
@@ -79,6 +77,7 @@ pub use build::{
 };
 pub use embed::{EmbedOptions, EmbedPhase, EmbedReport, Stopped, embed};
 pub use location::{EmbedLock, IndexLocation, WriterLock, default_cache_base, mark_damaged};
+pub use lode_walk::{SkipReason, WalkReport, WalkedFile, content_reason, snapshot, walk};
 pub use reader::{ChunkRow, FileRow, Filter, Index, IndexStats, LanguageCount, SymbolRow};
 pub use refresh::{
     Freshness, IndexState, RefreshOptions, refresh, refresh_and, refresh_walked, state,
@@ -86,5 +85,4 @@ pub use refresh::{
 };
 pub use relations::{CallRow, ImportRow};
 pub use store::{Manifest, ManifestEntry, SCHEMA_VERSION, Store, WAL_LIMIT_BYTES};
-pub use walk::{SkipReason, WalkReport, WalkedFile, content_reason, walk};
 pub use whole_file::{DenseFiles, FileBm25Params, FileScore};

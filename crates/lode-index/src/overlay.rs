@@ -366,7 +366,7 @@ fn prepare_text(
 ) -> Result<Prepared> {
     let policy = &config.files;
     Ok(
-        match crate::walk::path_reason(path, text.len() as u64, policy)? {
+        match lode_walk::path_reason(path, text.len() as u64, policy)? {
             Some(reason) => Prepared::Skip {
                 hash: [0; 32],
                 reason,

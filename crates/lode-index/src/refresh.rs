@@ -9,7 +9,7 @@ use crate::build::{
 use crate::embed::{EmbedOptions, EmbedPhase};
 use crate::location::{IndexLocation, WriterLock};
 use crate::reader::Index;
-use crate::walk::walk;
+use lode_walk::walk;
 
 /// How a query's refresh went.
 // (One per query, moved a few times: its size does not matter.)
@@ -114,9 +114,9 @@ enum Checked<T> {
     /// the stat pass.
     Fresh(Box<Index>, Option<Result<T>>),
     /// The walk found this many files changed: update from it.
-    Changed(crate::walk::WalkReport, usize),
+    Changed(lode_walk::WalkReport, usize),
     /// The index was built under another config: rebuild from this walk.
-    Rebuild(crate::walk::WalkReport),
+    Rebuild(lode_walk::WalkReport),
 }
 
 /// Opens `loc`'s index and checks it against the tree (unless
@@ -204,7 +204,7 @@ fn refresh_inner(loc: &IndexLocation, opts: &RefreshOptions) -> Result<(Index, F
 pub fn refresh_walked(
     loc: &IndexLocation,
     opts: &RefreshOptions,
-    walked: crate::walk::WalkReport,
+    walked: lode_walk::WalkReport,
     changed: usize,
 ) -> Result<(Index, Freshness)> {
     crate::diagnostics::note_root(&loc.id());
@@ -218,7 +218,7 @@ pub fn refresh_walked(
 fn update(
     loc: &IndexLocation,
     opts: &RefreshOptions,
-    walked: crate::walk::WalkReport,
+    walked: lode_walk::WalkReport,
     changed: usize,
     wait: bool,
 ) -> Result<(Index, Freshness)> {
@@ -233,7 +233,7 @@ fn update(
 pub fn update_walked(
     loc: &IndexLocation,
     opts: &RefreshOptions,
-    walked: crate::walk::WalkReport,
+    walked: lode_walk::WalkReport,
     changed: usize,
     kept: Option<(&crate::store::Manifest, u64)>,
 ) -> Result<Freshness> {
@@ -250,7 +250,7 @@ pub fn update_walked(
 fn build_freshness(
     loc: &IndexLocation,
     build: &BuildOptions,
-    walked: crate::walk::WalkReport,
+    walked: lode_walk::WalkReport,
     changed: usize,
 ) -> Result<Freshness> {
     match build_with_walk(loc, build, Some(walked)) {

@@ -92,11 +92,9 @@ CREATE TABLE vectors (file_id INTEGER PRIMARY KEY, ids BLOB NOT NULL, data BLOB 
 
 /// A write-ahead log larger than this after a commit is checkpointed and
 /// truncated (see [`Store::settle_wal`]): it bounds what every new process's
-/// first connection reads to rebuild the log's index. Each checkpoint costs
-/// two `fsync`s and the next commit, restarting the log, a third (9–14 ms
-/// each on the 2-core VM's disk): at 1 MiB a one-file update of terraform's
-/// `context.go` (~350 KB of log) paid 1.7 `fsync`s on average, at 4 MiB 0.5;
-/// rebuilding a 3.5 MB log's index costs a new process ~2M instructions.
+/// first connection reads to rebuild the log's index. A lower limit costs
+/// more `fsync`s per update (each checkpoint syncs the log and the database);
+/// the trade is measured in docs/benchmarks.md ("No checkpoint on close").
 pub const WAL_LIMIT_BYTES: u64 = 4 << 20;
 
 /// How long a connection waits for another's lock before `SQLITE_BUSY`.
@@ -115,6 +113,16 @@ pub struct ManifestEntry {
     pub size: u64,
     pub mtime_ns: i64,
     pub hash: [u8; 32],
+}
+
+impl lode_walk::snapshot::Recorded for ManifestEntry {
+    fn size(&self) -> u64 {
+        self.size
+    }
+
+    fn mtime_ns(&self) -> i64 {
+        self.mtime_ns
+    }
 }
 
 /// A `files` row as `(path, entry)`: columns id, path, size, mtime_ns, hash.

@@ -21,14 +21,26 @@
 //! [`RACY_NS`] of the walk is recorded as unknown, so the next refresh walks.
 
 use std::collections::BTreeMap;
+use std::hash::BuildHasher;
 use std::path::{Path, PathBuf};
 use std::time::UNIX_EPOCH;
 
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use crate::store::Manifest;
 use crate::walk::{SkipReason, WalkReport, WalkedFile};
+
+/// What an index recorded of a file, which the stat pass compares with the
+/// file now.
+pub trait Recorded {
+    /// Bytes, as `stat` gave them when the file was indexed.
+    fn size(&self) -> u64;
+    /// The modification time, nanoseconds since the Unix epoch.
+    fn mtime_ns(&self) -> i64;
+}
+
+/// Every indexed file by root-relative path, as the index recorded it.
+pub type Manifest<R, S> = std::collections::HashMap<String, R, S>;
 
 /// Modified this close to the walk (or after it), a timestamp proves nothing.
 pub const RACY_NS: i64 = 1_000_000_000;
@@ -66,10 +78,13 @@ impl Snapshot {
         self.watched.sort();
     }
 
+    /// The snapshot as the index keeps it (a `meta` value).
     pub fn to_json(&self) -> String {
         serde_json::to_string(self).unwrap_or_default()
     }
 
+    /// A kept snapshot; `None` for text that is not one (an older format:
+    /// the next refresh walks).
     pub fn from_json(text: &str) -> Option<Snapshot> {
         serde_json::from_str(text).ok()
     }
@@ -77,8 +92,7 @@ impl Snapshot {
 
 /// The tree's root, open, to `stat` paths below it: the kernel then resolves
 /// only the components under the root instead of the root's own again for
-/// every file (terraform at `/tmp/bench/tf`: a cold `search --lexical` with
-/// the stat pass took 55–57 ms of CPU instead of 63–65).
+/// every file (measured in docs/benchmarks.md, "Freshness costs").
 pub struct RootDir {
     #[cfg(unix)]
     dir: std::fs::File,
@@ -87,6 +101,7 @@ pub struct RootDir {
 }
 
 impl RootDir {
+    /// Opens `root`; `None` when it cannot be opened (the caller walks).
     pub fn open(root: &Path) -> Option<RootDir> {
         Some(RootDir {
             #[cfg(unix)]
@@ -126,6 +141,8 @@ pub fn stat(path: &Path) -> Option<(u64, i64)> {
     Some((meta.len(), mtime_ns(&meta)))
 }
 
+/// The modification time in nanoseconds since the Unix epoch; 0 when the
+/// platform gives none.
 pub fn mtime_ns(meta: &std::fs::Metadata) -> i64 {
     meta.modified()
         .ok()
@@ -160,10 +177,10 @@ pub fn global_watch_list(root: &Path) -> Vec<PathBuf> {
 /// The walk's answer proven from `snapshot` by `stat` alone, or `None` when
 /// something changed that only a full walk can judge. `skipped` is the last
 /// full walk's count of skipped files, which an unchanged tree keeps.
-pub fn quick_walk(
+pub fn quick_walk<R: Recorded + Sync, S: BuildHasher + Sync>(
     root: &Path,
     snapshot: &Snapshot,
-    manifest: &Manifest,
+    manifest: &Manifest<R, S>,
     max_file_size: u64,
     skipped: BTreeMap<SkipReason, u64>,
 ) -> Option<WalkReport> {
@@ -192,9 +209,9 @@ pub fn same_tree(root: &Path, snapshot: &Snapshot) -> bool {
 /// when one is gone or outgrew the size cap. Listing only those spares
 /// cloning and sorting every path (5,099 on terraform) for a diff that
 /// finds one.
-pub fn stat_indexed(
+pub fn stat_indexed<R: Recorded + Sync, S: BuildHasher + Sync>(
     root: &Path,
-    manifest: &Manifest,
+    manifest: &Manifest<R, S>,
     max_file_size: u64,
     skipped: BTreeMap<SkipReason, u64>,
 ) -> Option<WalkReport> {
@@ -207,7 +224,7 @@ pub fn stat_indexed(
             if size > max_file_size {
                 return None;
             }
-            let same = (size, mtime_ns) == (recorded.size, recorded.mtime_ns);
+            let same = (size, mtime_ns) == (recorded.size(), recorded.mtime_ns());
             Some((!same).then(|| WalkedFile {
                 path: path.clone(),
                 size,
@@ -240,10 +257,10 @@ fn watched_same(snapshot: &Snapshot) -> bool {
 /// `None` when that cannot be the walk's answer — a watched file changed, a
 /// changed path is not indexed, is gone, or outgrew the size cap — and a
 /// walk must decide.
-pub fn changed_walk(
+pub fn changed_walk<R: Recorded, S: BuildHasher>(
     root: &Path,
     snapshot: &Snapshot,
-    manifest: &Manifest,
+    manifest: &Manifest<R, S>,
     changed: &[String],
     max_file_size: u64,
     skipped: BTreeMap<SkipReason, u64>,

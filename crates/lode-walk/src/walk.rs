@@ -1,4 +1,4 @@
-//! Walking a repository: which files are indexed, and why the others are not.
+//! The walk: which files are indexed, and why the others are not.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -43,6 +43,7 @@ pub enum SkipReason {
 }
 
 impl SkipReason {
+    /// The stable snake_case name, as in the JSON output and the index.
     pub fn as_str(self) -> &'static str {
         match self {
             SkipReason::Hidden => "hidden",
@@ -67,14 +68,19 @@ impl SkipReason {
 pub struct WalkedFile {
     /// Relative to the root, `/`-separated.
     pub path: String,
+    /// Bytes, as `stat` gave them.
     pub size: u64,
+    /// The modification time, nanoseconds since the Unix epoch.
     pub mtime_ns: i64,
 }
 
 /// The outcome of a walk: the files to index and the counts of the others.
 #[derive(Clone, Debug, Default)]
 pub struct WalkReport {
+    /// The files to index, in path order (only those that may have changed
+    /// when `only_changed`).
     pub files: Vec<WalkedFile>,
+    /// Files left out, by reason (a pruned directory counts once).
     pub skipped: BTreeMap<SkipReason, u64>,
     /// What a full walk saw that lets the next refresh skip walking
     /// (`None` for a walk proven by [`crate::snapshot::quick_walk`]).
@@ -519,7 +525,7 @@ pub fn content_reason(bytes: &[u8], vendored: bool) -> Option<SkipReason> {
 /// of `size` bytes, judging by its path and size alone: hidden or vendored
 /// directories, the include and exclude globs, the name, the size cap. For
 /// files that exist only in an overlay; `.gitignore` is not consulted.
-pub(crate) fn path_reason(rel: &str, size: u64, policy: &FilePolicy) -> Result<Option<SkipReason>> {
+pub fn path_reason(rel: &str, size: u64, policy: &FilePolicy) -> Result<Option<SkipReason>> {
     let parts: Vec<&str> = rel.split('/').collect();
     let (name, dirs) = parts.split_last().expect("split yields one part");
     if parts
