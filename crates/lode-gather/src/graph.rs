@@ -32,7 +32,7 @@ impl StateKey {
             database: index.store().path().to_path_buf(),
             generation: index
                 .store()
-                .meta("generation")?
+                .meta(lode_index::Meta::Generation)?
                 .and_then(|g| g.parse().ok())
                 .unwrap_or(0),
         })

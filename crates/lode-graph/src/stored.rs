@@ -27,7 +27,10 @@ fn file_of(index: &Index) -> Result<PathBuf> {
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let generation = index.store().meta("generation")?.unwrap_or_default();
+    let generation = index
+        .store()
+        .meta(lode_index::Meta::Generation)?
+        .unwrap_or_default();
     Ok(index
         .location
         .dir

@@ -14,6 +14,7 @@ use crate::counts::RowCounts;
 use crate::embed::{EmbedOptions, EmbedPhase, EmbedReport};
 use crate::lexical::{ChunkTerms, FieldCounts, LengthSums, PendingPostings};
 use crate::location::{IndexLocation, WriterLock};
+use crate::meta::{self, Meta};
 use crate::store::{Manifest, ManifestEntry, SCHEMA_VERSION, Store};
 use crate::tokens;
 use crate::vectors::{VectorChange, VectorSpec, Vectors};
@@ -351,9 +352,7 @@ fn build_once(
         // Chunks without vectors, moved by this build's delta (kept exact:
         // the embedding phase and the readers go by it).
         let mut pending: u64 = match &rebuilt {
-            None => tx
-                .query_row("SELECT value FROM meta WHERE key = 'vectors_pending'", [], |r| r.get::<_, String>(0))
-                .optional()?
+            None => meta::get(tx, Meta::VectorsPending)?
                 .and_then(|v| v.parse().ok())
                 .unwrap_or(0),
             Some(_) => 0,
@@ -444,9 +443,7 @@ fn build_once(
             report.touched_terms = Some(terms);
         }
         let previous = match &rebuilt {
-            None => tx
-                .query_row("SELECT value FROM meta WHERE key = 'lexical_sums'", [], |r| r.get::<_, String>(0))
-                .optional()?
+            None => meta::get(tx, Meta::LexicalSums)?
                 .and_then(|v| LengthSums::from_meta(&v)),
             Some(_) => None,
         };
@@ -460,40 +457,34 @@ fn build_once(
         };
         let walk_skipped: BTreeMap<&str, u64> =
             walk.skipped.iter().map(|(r, n)| (r.as_str(), *n)).collect();
-        let set = |k: &str, v: &str| {
-            tx.execute(
-                "INSERT OR REPLACE INTO meta(key, value) VALUES (?1, ?2)",
-                params![k, v],
-            )
-            .map(|_| ())
-        };
+        let set = |k: Meta, v: &str| meta::set(tx, k, v);
         row_counts = match (counted_before, &delta_paths) {
             (Some((total, before)), Some(paths)) => {
                 total.moved(&before, &RowCounts::of_paths(tx, paths)?)
             }
             _ => RowCounts::of_all(tx)?,
         };
-        set("row_counts", &row_counts.to_meta())?;
-        set("lexical_sums", &sums.to_meta())?;
-        set("vectors_pending", &pending.to_string())?;
+        set(Meta::RowCounts, &row_counts.to_meta())?;
+        set(Meta::LexicalSums, &sums.to_meta())?;
+        set(Meta::VectorsPending, &pending.to_string())?;
         pending_after = pending;
         if let Some(snapshot) = &walk.snapshot {
-            set("walk_snapshot", &snapshot.to_json())?;
+            set(Meta::WalkSnapshot, &snapshot.to_json())?;
         }
-        set("fingerprint", &fp)?;
-        set("vectors", &vectors.spec().to_meta())?;
-        set("query_prefix", &crate::vectors::query_prefix())?;
-        set("lode_version", lode_core::LODE_VERSION)?;
-        set("root", &loc.root.to_string_lossy())?;
-        set("generation", &generation.to_string())?;
+        set(Meta::Fingerprint, &fp)?;
+        set(Meta::Vectors, &vectors.spec().to_meta())?;
+        set(Meta::QueryPrefix, &crate::vectors::query_prefix())?;
+        set(Meta::LodeVersion, lode_core::LODE_VERSION)?;
+        set(Meta::Root, &loc.root.to_string_lossy())?;
+        set(Meta::Generation, &generation.to_string())?;
         set(
-            "walk_skipped",
+            Meta::WalkSkipped,
             &serde_json::to_string(&walk_skipped).unwrap_or_default(),
         )?;
-        set("unreadable", &unreadable.to_string())?;
-        set("built_at", &unix_now().to_string())?;
+        set(Meta::Unreadable, &unreadable.to_string())?;
+        set(Meta::BuiltAt, &unix_now().to_string())?;
         set(
-            "build_ms",
+            Meta::BuildMs,
             &format!("{:.1}", started.elapsed().as_secs_f64() * 1000.0),
         )?;
         Ok(())
@@ -644,14 +635,14 @@ impl WalkBasis {
     /// in the manifest, and a stat of what is cannot see them come back (a
     /// link's target appearing in a directory the walk never entered).
     pub fn load(store: &Store) -> Result<Option<WalkBasis>> {
-        if !matches!(store.meta("unreadable")?.as_deref(), None | Some("0")) {
+        if !matches!(store.meta(Meta::Unreadable)?.as_deref(), None | Some("0")) {
             return Ok(None);
         }
         let snapshot = store
-            .meta("walk_snapshot")?
+            .meta(Meta::WalkSnapshot)?
             .and_then(|t| lode_walk::snapshot::Snapshot::from_json(&t));
         let skipped: Option<BTreeMap<SkipReason, u64>> = store
-            .meta("walk_skipped")?
+            .meta(Meta::WalkSkipped)?
             .and_then(|t| serde_json::from_str(&t).ok());
         let skipped = skipped.filter(|s| s.get(&SkipReason::Unreadable).is_none_or(|&n| n == 0));
         Ok(snapshot
@@ -682,13 +673,13 @@ fn open_or_create(
                 format!("it was written with index schema {v}, this lode uses {SCHEMA_VERSION}")
             }
             Ok((store, Some(_))) => {
-                let old_fp = store.meta("fingerprint")?.unwrap_or_default();
-                let old_vectors = store.meta("vectors")?.unwrap_or_default();
+                let old_fp = store.meta(Meta::Fingerprint)?.unwrap_or_default();
+                let old_vectors = store.meta(Meta::Vectors)?.unwrap_or_default();
                 // The whole spec too: a server's dimension is not in the fingerprint.
                 if old_fp == fp && old_vectors == spec.to_meta() {
                     return Ok((store, None));
                 }
-                let old_version = store.meta("lode_version")?.unwrap_or_default();
+                let old_version = store.meta(Meta::LodeVersion)?.unwrap_or_default();
                 if old_version != lode_core::LODE_VERSION {
                     format!(
                         "it was written by lode {old_version}, this is {}",
@@ -1000,7 +991,7 @@ fn fill_counts(
 /// The generation of the last build committed to `store` (0: none).
 fn stored_generation(store: &Store) -> Result<u64> {
     Ok(store
-        .meta("generation")?
+        .meta(Meta::Generation)?
         .and_then(|g| g.parse().ok())
         .unwrap_or(0))
 }

@@ -115,11 +115,7 @@ impl RowCounts {
 
     /// The counts stored by the last build, if it stored any.
     pub fn stored(conn: &rusqlite::Connection) -> rusqlite::Result<Option<RowCounts>> {
-        let json: Option<String> = conn
-            .query_row("SELECT value FROM meta WHERE key = 'row_counts'", [], |r| {
-                r.get(0)
-            })
-            .optional()?;
+        let json = crate::meta::get(conn, crate::Meta::RowCounts)?;
         Ok(json.and_then(|j| serde_json::from_str(&j).ok()))
     }
 

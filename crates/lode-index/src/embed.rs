@@ -38,6 +38,7 @@ use rusqlite::{OptionalExtension, params};
 use serde::Serialize;
 
 use crate::location::{EmbedLock, IndexLocation};
+use crate::meta::{self, Meta};
 use crate::store::{Store, sql_err};
 use crate::vectors::{VectorSpec, Vectors};
 
@@ -141,7 +142,7 @@ pub struct EmbedReport {
 /// Chunks of `store`'s index without a vector (kept exact in `meta`).
 pub(crate) fn pending_chunks(store: &Store) -> Result<u64> {
     Ok(store
-        .meta("vectors_pending")?
+        .meta(Meta::VectorsPending)?
         .and_then(|v| v.parse().ok())
         .unwrap_or(0))
 }
@@ -179,9 +180,9 @@ pub fn embed(
         return finish(report, None);
     };
     let mut store = Store::open(&db)?;
-    let generation = store.meta("generation")?.unwrap_or_default();
+    let generation = store.meta(Meta::Generation)?.unwrap_or_default();
     let Some(spec) = store
-        .meta("vectors")?
+        .meta(Meta::Vectors)?
         .as_deref()
         .and_then(VectorSpec::parse)
     else {
@@ -189,7 +190,7 @@ pub fn embed(
     };
     // Vectors that fit the stored fingerprint only: another config means the
     // next build rebuilds this index anyway.
-    if store.meta("fingerprint")?.as_deref()
+    if store.meta(Meta::Fingerprint)?.as_deref()
         != Some(crate::build::fingerprint_with(opts.config, &spec).as_str())
     {
         report.stopped = Some(Stopped::Stale);
@@ -580,11 +581,7 @@ fn commit(
         return Ok((0, false)); // a rebuild replaced this database
     }
     store.write(|tx| {
-        let stored: Option<String> = tx
-            .query_row("SELECT value FROM meta WHERE key = 'vectors'", [], |r| {
-                r.get(0)
-            })
-            .optional()?;
+        let stored = meta::get(tx, Meta::Vectors)?;
         if stored.as_deref() != Some(spec.to_meta().as_str()) {
             return Ok((0, false)); // another model's index now: never mix them
         }
@@ -608,24 +605,12 @@ fn commit(
                 added += ids.len() as u64;
             }
         }
-        let pending: u64 = tx
-            .query_row(
-                "SELECT value FROM meta WHERE key = 'vectors_pending'",
-                [],
-                |r| r.get::<_, String>(0),
-            )
-            .optional()?
+        let pending: u64 = meta::get(tx, Meta::VectorsPending)?
             .and_then(|v| v.parse().ok())
             .unwrap_or(0);
-        tx.execute(
-            "INSERT OR REPLACE INTO meta(key, value) VALUES ('vectors_pending', ?1)",
-            [pending.saturating_sub(added).to_string()],
-        )?;
-        let now: Option<String> = tx
-            .query_row("SELECT value FROM meta WHERE key = 'generation'", [], |r| {
-                r.get(0)
-            })
-            .optional()?;
+        let left = pending.saturating_sub(added).to_string();
+        meta::set(tx, Meta::VectorsPending, &left)?;
+        let now = meta::get(tx, Meta::Generation)?;
         Ok((added, now.as_deref() == Some(generation)))
     })
 }
@@ -650,26 +635,15 @@ fn switch_to_builtin(
     }
     let fp = crate::build::fingerprint_with(opts.config, builtin.spec());
     let switched = store.write(|tx| {
-        let now: Option<String> = tx
-            .query_row("SELECT value FROM meta WHERE key = 'generation'", [], |r| {
-                r.get(0)
-            })
-            .optional()?;
+        let now = meta::get(tx, Meta::Generation)?;
         if now.as_deref() != Some(generation) {
             return Ok(false); // a newer build decided the model since
         }
         tx.execute("DELETE FROM vectors", [])?;
         let chunks: i64 = tx.query_row("SELECT COUNT(*) FROM chunks", [], |r| r.get(0))?;
-        let set = |k: &str, v: &str| {
-            tx.execute(
-                "INSERT OR REPLACE INTO meta(key, value) VALUES (?1, ?2)",
-                params![k, v],
-            )
-            .map(drop)
-        };
-        set("vectors", &builtin.spec().to_meta())?;
-        set("fingerprint", &fp)?;
-        set("vectors_pending", &chunks.to_string())?;
+        meta::set(tx, Meta::Vectors, &builtin.spec().to_meta())?;
+        meta::set(tx, Meta::Fingerprint, &fp)?;
+        meta::set(tx, Meta::VectorsPending, &chunks.to_string())?;
         Ok(true)
     })?;
     Ok(switched.then_some(builtin))

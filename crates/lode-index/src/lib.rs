@@ -60,6 +60,7 @@ pub mod diagnostics;
 pub mod embed;
 pub mod lexical;
 mod location;
+mod meta;
 pub mod overlay;
 mod reader;
 mod refresh;
@@ -78,6 +79,7 @@ pub use build::{
 pub use embed::{EmbedOptions, EmbedPhase, EmbedReport, Stopped, embed};
 pub use location::{EmbedLock, IndexLocation, WriterLock, default_cache_base, mark_damaged};
 pub use lode_walk::{SkipReason, WalkReport, WalkedFile, content_reason, snapshot, walk};
+pub use meta::Meta;
 pub use reader::{ChunkRow, FileRow, Filter, Index, IndexStats, LanguageCount, SymbolRow};
 pub use refresh::{
     Freshness, IndexState, RefreshOptions, refresh, refresh_and, refresh_walked, state,

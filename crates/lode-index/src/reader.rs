@@ -13,6 +13,7 @@ use crate::lexical::{
     self, Bm25Params, CollectionStats, LengthSums, Posting, ScoreBoard, ScoringKey,
 };
 use crate::location::IndexLocation;
+use crate::meta::{self, Meta};
 use crate::overlay::{self, Active};
 use crate::rows::{self, RowCache};
 use crate::store::{Manifest, Store, sql_err};
@@ -110,16 +111,12 @@ impl StoredVectors {
 
 /// The build generation and the count of chunks without vectors, as committed.
 fn generation_and_pending(conn: &rusqlite::Connection) -> rusqlite::Result<(u64, u64)> {
-    let meta = |key: &str| -> rusqlite::Result<u64> {
-        Ok(conn
-            .query_row("SELECT value FROM meta WHERE key = ?1", [key], |r| {
-                r.get::<_, String>(0)
-            })
-            .optional()?
+    let number = |key: Meta| -> rusqlite::Result<u64> {
+        Ok(meta::get(conn, key)?
             .and_then(|v| v.parse().ok())
             .unwrap_or(0))
     };
-    Ok((meta("generation")?, meta("vectors_pending")?))
+    Ok((number(Meta::Generation)?, number(Meta::VectorsPending)?))
 }
 
 /// Decoded postings by term (see [`Index::postings`]).
@@ -541,7 +538,7 @@ impl Index {
         if let Some(s) = self.stats_cache.get() {
             return Ok(*s);
         }
-        let sums = self.store.meta("lexical_sums")?.unwrap_or_default();
+        let sums = self.store.meta(Meta::LexicalSums)?.unwrap_or_default();
         let max_chunk_id: i64 = self
             .store
             .connection()
@@ -704,7 +701,7 @@ impl Index {
     pub fn vector_spec(&self) -> Result<Option<crate::vectors::VectorSpec>> {
         Ok(self
             .store
-            .meta("vectors")?
+            .meta(Meta::Vectors)?
             .as_deref()
             .and_then(crate::vectors::VectorSpec::parse))
     }
@@ -716,7 +713,7 @@ impl Index {
 
     /// The query prefix in force when the index was last built.
     pub fn stored_query_prefix(&self) -> Result<String> {
-        Ok(self.store.meta("query_prefix")?.unwrap_or_default())
+        Ok(self.store.meta(Meta::QueryPrefix)?.unwrap_or_default())
     }
 
     /// `(chunks with a vector, chunks)` as the dense side of this open index
@@ -998,33 +995,33 @@ fn stats(store: &Store) -> Result<IndexStats> {
         let (lang, c) = row.map_err(err)?;
         s.by_language.insert(lang, c);
     }
-    if let Some(json) = store.meta("walk_skipped")? {
+    if let Some(json) = store.meta(Meta::WalkSkipped)? {
         let walk: BTreeMap<String, u64> = serde_json::from_str(&json).unwrap_or_default();
         for (reason, n) in walk {
             *s.skipped.entry(reason).or_default() += n;
         }
     }
     if let Some(n) = store
-        .meta("unreadable")?
+        .meta(Meta::Unreadable)?
         .and_then(|v| v.parse::<u64>().ok())
         .filter(|&n| n > 0)
     {
         *s.skipped.entry("unreadable".into()).or_default() += n;
     }
     s.generation = store
-        .meta("generation")?
+        .meta(Meta::Generation)?
         .and_then(|v| v.parse().ok())
         .unwrap_or(0);
     s.built_at = store
-        .meta("built_at")?
+        .meta(Meta::BuiltAt)?
         .and_then(|v| v.parse().ok())
         .unwrap_or(0);
     s.build_ms = store
-        .meta("build_ms")?
+        .meta(Meta::BuildMs)?
         .and_then(|v| v.parse().ok())
         .unwrap_or(0.0);
-    s.fingerprint = store.meta("fingerprint")?.unwrap_or_default();
-    s.lode_version = store.meta("lode_version")?.unwrap_or_default();
+    s.fingerprint = store.meta(Meta::Fingerprint)?.unwrap_or_default();
+    s.lode_version = store.meta(Meta::LodeVersion)?.unwrap_or_default();
     s.vectors_pending = crate::embed::pending_chunks(store)?;
     Ok(s)
 }

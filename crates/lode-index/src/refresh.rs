@@ -8,6 +8,7 @@ use crate::build::{
 };
 use crate::embed::{EmbedOptions, EmbedPhase};
 use crate::location::{IndexLocation, WriterLock};
+use crate::meta::Meta;
 use crate::reader::Index;
 use lode_walk::walk;
 
@@ -138,7 +139,7 @@ fn check<T>(
         Err(e) => return Err(e),
     };
     let store = index.store();
-    if store.meta("fingerprint")?.as_deref() != Some(fingerprint(opts.config).as_str()) {
+    if store.meta(Meta::Fingerprint)?.as_deref() != Some(fingerprint(opts.config).as_str()) {
         drop(index);
         return Ok(Checked::Rebuild(walk(&loc.root, &opts.config.files)?));
     }
@@ -345,7 +346,7 @@ pub fn state(loc: &IndexLocation, config: &Config) -> Result<(IndexState, Option
     if let Some(pid) = building {
         return Ok((IndexState::Building { pid }, Some(index)));
     }
-    if index.store().meta("fingerprint")?.as_deref() != Some(fingerprint(config).as_str()) {
+    if index.store().meta(Meta::Fingerprint)?.as_deref() != Some(fingerprint(config).as_str()) {
         let n = index.stats()?.files as usize;
         return Ok((IndexState::Stale { changed_files: n }, Some(index)));
     }

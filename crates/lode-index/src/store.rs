@@ -8,9 +8,10 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
+use crate::meta::Meta;
 use lode_core::{Error, Result};
 use rusqlite::config::DbConfig;
-use rusqlite::{Connection, OpenFlags, OptionalExtension, params};
+use rusqlite::{Connection, OpenFlags, OptionalExtension};
 
 /// Bump when the schema changes; an index of another version is rebuilt.
 pub const SCHEMA_VERSION: u32 = 7;
@@ -163,7 +164,7 @@ impl Store {
             .conn
             .execute_batch(SCHEMA)
             .map_err(|e| sql_err(path, e))?;
-        store.set_meta("schema_version", &SCHEMA_VERSION.to_string())?;
+        store.set_meta(Meta::SchemaVersion, &SCHEMA_VERSION.to_string())?;
         Ok(store)
     }
 
@@ -199,7 +200,7 @@ impl Store {
 
     /// The schema version the database was written with.
     pub(crate) fn schema_version(&self) -> Result<Option<String>> {
-        self.meta("schema_version")
+        self.meta(Meta::SchemaVersion)
     }
 
     fn pragmas(&self) -> Result<()> {
@@ -237,21 +238,12 @@ impl Store {
         &self.conn
     }
 
-    pub fn meta(&self, key: &str) -> Result<Option<String>> {
-        self.conn
-            .query_row("SELECT value FROM meta WHERE key = ?1", [key], |r| r.get(0))
-            .optional()
-            .map_err(|e| sql_err(&self.path, e))
+    pub fn meta(&self, key: Meta) -> Result<Option<String>> {
+        crate::meta::get(&self.conn, key).map_err(|e| sql_err(&self.path, e))
     }
 
-    pub fn set_meta(&self, key: &str, value: &str) -> Result<()> {
-        self.conn
-            .execute(
-                "INSERT OR REPLACE INTO meta(key, value) VALUES (?1, ?2)",
-                params![key, value],
-            )
-            .map(|_| ())
-            .map_err(|e| sql_err(&self.path, e))
+    pub fn set_meta(&self, key: Meta, value: &str) -> Result<()> {
+        crate::meta::set(&self.conn, key, value).map_err(|e| sql_err(&self.path, e))
     }
 
     /// Every indexed file by path.
@@ -391,7 +383,7 @@ mod tests {
                 .write(|tx| {
                     tx.execute(
                         "INSERT INTO probe(id, data) VALUES (?1, ?2)",
-                        params![i, blob],
+                        rusqlite::params![i, blob],
                     )
                     .map(|_| ())
                 })

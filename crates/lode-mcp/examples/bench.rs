@@ -190,7 +190,7 @@ async fn main() {
     for _ in 0..rounds * 5 {
         let t = Instant::now();
         let index = lode_index::Index::open(&loc).unwrap();
-        let _ = index.store().meta("fingerprint").unwrap();
+        let _ = index.store().meta(lode_index::Meta::Fingerprint).unwrap();
         open.push(t.elapsed().as_secs_f64() * 1000.0);
         let t = Instant::now();
         let walked = lode_index::walk(&loc.root, &config.files).unwrap();

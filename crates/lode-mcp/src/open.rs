@@ -33,7 +33,7 @@ impl OpenIndex {
     fn new(index: Index) -> Result<OpenIndex> {
         Ok(OpenIndex {
             data_version: data_version(&index)?,
-            fingerprint: index.store().meta("fingerprint")?,
+            fingerprint: index.store().meta(lode_index::Meta::Fingerprint)?,
             manifest: index.store().manifest()?,
             walk_basis: WalkBasis::load(index.store())?,
             checked: None,
@@ -70,7 +70,10 @@ impl OpenIndex {
         // unless it met a file it could not read (then there is no basis).
         let same_basis = report.quick_walk
             && matches!(
-                self.index.store().meta("unreadable")?.as_deref(),
+                self.index
+                    .store()
+                    .meta(lode_index::Meta::Unreadable)?
+                    .as_deref(),
                 None | Some("0")
             );
         let (walk_basis, dirs_changed) = if same_basis {
@@ -80,7 +83,7 @@ impl OpenIndex {
         };
         Ok(OpenIndex {
             data_version,
-            fingerprint: self.index.store().meta("fingerprint")?,
+            fingerprint: self.index.store().meta(lode_index::Meta::Fingerprint)?,
             manifest: self.manifest,
             walk_basis,
             checked: None,

@@ -172,7 +172,7 @@ fn dump(loc: &IndexLocation) -> Dump {
         }
     }
     vectors.sort();
-    let sums = index.store().meta("lexical_sums").unwrap().unwrap();
+    let sums = index.store().meta(lode_index::Meta::LexicalSums).unwrap().unwrap();
     Dump {
         chunks,
         postings: postings.into_iter().collect(),
