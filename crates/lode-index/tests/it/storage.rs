@@ -172,7 +172,11 @@ fn dump(loc: &IndexLocation) -> Dump {
         }
     }
     vectors.sort();
-    let sums = index.store().meta(lode_index::Meta::LexicalSums).unwrap().unwrap();
+    let sums = index
+        .store()
+        .meta(lode_index::Meta::LexicalSums)
+        .unwrap()
+        .unwrap();
     Dump {
         chunks,
         postings: postings.into_iter().collect(),
