@@ -266,7 +266,8 @@ pub struct IndexStats {
     pub vectors_pending: u64,
 }
 
-/// Restricts lexical candidates.
+/// Restricts what a query reads: lexical and dense candidates, grep's files,
+/// outlines and the graph's rows.
 #[derive(Clone, Debug, Default)]
 pub struct Filter {
     /// Only files under this path (relative to the root, `/`-separated).

@@ -10,9 +10,12 @@ use serde::Serialize;
 
 use crate::source::clip;
 
+/// How a grep runs.
 #[derive(Clone, Debug)]
 pub struct GrepOptions {
+    /// Match letters regardless of case (default: case-sensitive).
     pub case_insensitive: bool,
+    /// Which indexed files are searched (path prefix, languages).
     pub filter: Filter,
     /// At most this many matching lines are returned in all.
     pub max_lines: usize,
@@ -28,33 +31,49 @@ impl Default for GrepOptions {
     }
 }
 
+/// One matching line.
 #[derive(Clone, Debug, Serialize)]
 pub struct GrepLine {
+    /// 1-based line number.
     pub line: u32,
+    /// The line without its line ending, invalid UTF-8 replaced, clipped to
+    /// 240 bytes (at a character boundary, then `…`).
     pub text: String,
 }
 
 /// The matching lines inside one symbol (or at a file's top level).
 #[derive(Clone, Debug, Serialize)]
 pub struct GrepGroup {
+    /// The file, relative to the root, `/`-separated.
     pub path: String,
     /// The enclosing symbol; `None` for lines outside every symbol.
     pub symbol: Option<String>,
+    /// The symbol's kind; `None` when `symbol` is.
     pub kind: Option<SymbolKind>,
+    /// The symbol's container as written (`class Cart`, `impl Config`); `None`
+    /// outside every symbol or for a top-level one.
     pub container: Option<String>,
     /// The symbol's span, or the span of the lines for top-level matches.
     pub start_line: u32,
+    /// Last line of that span; lines are 1-based and inclusive.
     pub end_line: u32,
+    /// Matching lines in the group, counted before the `max_lines` cut.
     pub hits: usize,
+    /// The matching lines in file order, as many as `max_lines` left room for.
     pub lines: Vec<GrepLine>,
 }
 
+/// The answer to a grep ([`grep()`]).
 #[derive(Clone, Debug, Serialize)]
 pub struct GrepResults {
+    /// The regex as given.
     pub pattern: String,
+    /// Most hits first, then by path and start line; the last one kept may
+    /// have lost lines to the cap.
     pub groups: Vec<GrepGroup>,
     /// Matching lines in all, including those cut by `max_lines`.
     pub total_lines: usize,
+    /// Indexed files under the filter, matching or not.
     pub files_searched: usize,
     /// Lines left out by the cap.
     pub omitted_lines: usize,
@@ -77,6 +96,11 @@ pub fn validate_regex(pattern: &str) -> Result<()> {
     Ok(())
 }
 
+/// Runs `pattern` ([`validate_regex`] first) over the indexed files under
+/// `opts.filter`, an overlay's content standing for the file it gives, and
+/// puts each matching line under its innermost enclosing symbol. The search
+/// of a file stops where it turns out binary (a NUL byte); a file that cannot
+/// be read, or whose path now leads out of the root, is passed over.
 pub fn grep(index: &Index, pattern: &str, opts: &GrepOptions) -> Result<GrepResults> {
     validate_regex(pattern)?;
     let matcher = RegexMatcherBuilder::new()

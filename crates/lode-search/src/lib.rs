@@ -31,6 +31,8 @@
 //! # Ok::<(), lode_core::Error>(())
 //! ```
 
+#![deny(missing_docs)]
+
 mod filter;
 mod grep;
 mod outline;

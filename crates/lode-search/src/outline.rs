@@ -4,24 +4,37 @@ use lode_core::{Error, Language, Result, SymbolKind};
 use lode_index::{Index, SymbolRow};
 use serde::Serialize;
 
+/// One symbol of a file's outline, with the symbols defined inside it.
 #[derive(Clone, Debug, Serialize)]
 pub struct OutlineNode {
+    /// The name as written, without its container.
     pub name: String,
+    /// What the definition is (`function`, `method`, `class`, …).
     pub kind: SymbolKind,
+    /// First line of the definition (1-based; doc comments above it excluded).
     pub start_line: u32,
+    /// Last line of the definition (inclusive).
     pub end_line: u32,
+    /// The declaration up to its body, whitespace collapsed; may be empty.
     pub signature: String,
+    /// The first line of its doc comment or docstring; `None` when it has none.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub doc: Option<String>,
+    /// The symbols defined inside it, in source order.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub children: Vec<OutlineNode>,
 }
 
+/// A file's symbols as a tree ([`outline()`]).
 #[derive(Clone, Debug, Serialize)]
 pub struct Outline {
+    /// The file, relative to the root, `/`-separated.
     pub path: String,
+    /// The file's language as indexed.
     pub language: Language,
+    /// Lines in the file.
     pub lines: u32,
+    /// The top-level symbols in source order, each with its children.
     pub symbols: Vec<OutlineNode>,
 }
 
@@ -71,27 +84,39 @@ fn tree(rows: &[SymbolRow]) -> Vec<OutlineNode> {
 /// One symbol of a directory outline: kind, name, first line, nesting depth.
 #[derive(Clone, Debug, Serialize)]
 pub struct CompactSymbol {
+    /// What the definition is (`function`, `class`, …).
     pub kind: SymbolKind,
+    /// The name as written, without its container.
     pub name: String,
+    /// First line of the definition (1-based).
     pub line: u32,
+    /// Nesting: 0 at the top level, one more per enclosing symbol.
     pub depth: u32,
 }
 
 /// One file of a directory outline.
 #[derive(Clone, Debug, Serialize)]
 pub struct FileOutline {
+    /// The file, relative to the root, `/`-separated.
     pub path: String,
+    /// The file's language as indexed.
     pub language: Language,
+    /// Its symbols in source order (a parent before its children), as many as
+    /// the cap left room for.
     pub symbols: Vec<CompactSymbol>,
 }
 
 /// The outline of every indexed file under a directory, capped.
 #[derive(Clone, Debug, Serialize)]
 pub struct DirOutline {
+    /// The directory as given, relative to the root (`""`: the whole repository).
     pub path: String,
+    /// The files in path order, up to the one where the cap was reached.
     pub files: Vec<FileOutline>,
-    /// Files and symbols left out at the cap.
+    /// Files left out at the cap.
     pub omitted_files: usize,
+    /// Symbols left out at the cap: those of the omitted files and the rest of
+    /// the last file listed.
     pub omitted_symbols: usize,
 }
 

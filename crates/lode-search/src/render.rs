@@ -79,6 +79,9 @@ fn hit_line(out: &mut String, h: &SearchHit, indent: &str) {
     }
 }
 
+/// Per group a line `label  path:start-end  (hits)` (`(top level)` as the
+/// label outside every symbol), then its lines as `  L<n>: text`; a last
+/// line counts the lines the cap left out.
 pub fn grep_text(r: &GrepResults) -> String {
     let mut out = String::new();
     for g in &r.groups {
@@ -112,6 +115,9 @@ pub fn grep_text(r: &GrepResults) -> String {
     out
 }
 
+/// A file's outline: `path  language  N lines`, then a line per symbol,
+/// `L<start>-<end>  kind  signature` (the name when there is no signature),
+/// indented by depth.
 pub fn outline_text(o: &Outline) -> String {
     fn node(out: &mut String, n: &OutlineNode, depth: usize) {
         let sig = if n.signature.is_empty() {
@@ -147,14 +153,21 @@ pub fn outline_text(o: &Outline) -> String {
 /// The JSON envelope of every answer.
 #[derive(Serialize)]
 pub struct Envelope<'a, T: Serialize> {
+    /// [`JSON_SCHEMA_VERSION`](crate::JSON_SCHEMA_VERSION): it changes only when a
+    /// field changes meaning or goes away.
     pub schema_version: u32,
+    /// The command answered: `search`, `grep`, `outline`, ….
     pub command: &'a str,
+    /// One-line remarks that text mode prints to stderr; omitted when empty.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
+    /// The answer, its fields flattened into the envelope's.
     #[serde(flatten)]
     pub body: &'a T,
 }
 
+/// `body`, the answer of `command`, in its [`Envelope`] as one line of JSON;
+/// `{"error": …}` when it cannot be serialised.
 pub fn json<T: Serialize>(command: &str, body: &T, notes: Vec<String>) -> String {
     let env = Envelope {
         schema_version: crate::JSON_SCHEMA_VERSION,

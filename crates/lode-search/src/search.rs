@@ -15,7 +15,10 @@ use crate::task::{FileHit, Mode, TaskOptions, task_search};
 /// How a search runs.
 #[derive(Clone, Debug)]
 pub struct SearchOptions {
+    /// Hits returned at most (default 10); in task mode, files too.
     pub top_k: usize,
+    /// Which indexed files are searched: path prefix and languages
+    /// ([`filter()`](crate::filter())).
     pub filter: Filter,
     /// Lines of each hit shown as its snippet.
     pub snippet_lines: usize,
@@ -46,15 +49,23 @@ impl Default for SearchOptions {
 /// One ranked chunk.
 #[derive(Clone, Debug, Serialize)]
 pub struct SearchHit {
+    /// The file, relative to the root, `/`-separated.
     pub path: String,
+    /// First line of the chunk (1-based).
     pub start_line: u32,
+    /// Last line of the chunk (inclusive).
     pub end_line: u32,
+    /// The ranking score, rounded to 4 decimals: higher is better, comparable
+    /// within one answer only. In task mode, the score of the chunk's file.
     pub score: f64,
     /// The symbol the chunk belongs to, if any.
     pub symbol: Option<String>,
     /// The symbol's kind (`function`, `class`, …), or the chunk's kind when it has no symbol.
     pub kind: String,
+    /// The symbol's container as written (`class Cart`, `impl Config`); `None`
+    /// without a symbol or for a top-level one.
     pub container: Option<String>,
+    /// The file's language.
     pub language: Language,
     /// The first lines of the chunk, as in the file.
     pub snippet: String,
@@ -63,7 +74,10 @@ pub struct SearchHit {
 /// The answer to a search.
 #[derive(Clone, Debug, Serialize)]
 pub struct SearchResults {
+    /// The text searched, its first 200 bytes (a longer one is cut at a
+    /// character boundary and ends in `…`).
     pub query: String,
+    /// Best first, at most `top_k`; in task mode, the ranked files' chunks, file by file.
     pub hits: Vec<SearchHit>,
     /// Which ranking ran: `query` (ranked chunks) or `task` (ranked files,
     /// their chunks in file order).

@@ -39,7 +39,7 @@ pub fn read_range_lines(
     let Ok(mut f) = lode_core::inside::open(root, path) else {
         return Vec::new();
     };
-    // Snippet lines are clipped to 200 characters, so a bounded read suffices.
+    // Snippet lines are clipped to 200 bytes, so a bounded read suffices.
     let want = (end_byte.saturating_sub(start_byte) as usize).min(max_lines * 1024);
     let mut buf = vec![0u8; want];
     if f.seek(SeekFrom::Start(u64::from(start_byte))).is_err() {
@@ -60,7 +60,8 @@ pub fn read_range_lines(
         .collect()
 }
 
-/// Shortens a line for display, at a character boundary.
+/// Shortens a line for display to at most `max` bytes (bytes, not characters),
+/// cut at a character boundary, with `…` after a cut.
 pub fn clip(line: &str, max: usize) -> String {
     if line.len() <= max {
         return line.to_string();

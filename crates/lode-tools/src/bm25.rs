@@ -7,6 +7,8 @@ use crate::fields::Field;
 /// BM25F parameters: one weight and one length normalisation per field.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Bm25Params {
+    /// Term-frequency saturation: how soon repeats of a term stop adding to
+    /// its score (default 1.2).
     pub k1: f32,
     /// Per field: name words, description, parameter text.
     pub weights: [f32; Field::COUNT],

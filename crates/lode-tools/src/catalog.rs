@@ -20,6 +20,8 @@ pub struct Tool {
     /// The source server or namespace, if any.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub group: Option<String>,
+    /// What the tool does, as given (may be empty): indexed for search and sent
+    /// with the schema.
     pub description: String,
     /// A JSON schema of the arguments (an object schema for MCP tools).
     pub input_schema: Value,
@@ -45,6 +47,7 @@ impl Tool {
         }
     }
 
+    /// This tool in `group`. The name is kept as it is, not qualified.
     pub fn with_group(mut self, group: impl Into<String>) -> Tool {
         self.group = Some(group.into());
         self
@@ -63,7 +66,10 @@ impl Tool {
 /// What a tool's definition costs in a request: its compact JSON.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct DefinitionSize {
+    /// Bytes of the compact JSON (UTF-8): what
+    /// [`Limits::schema_budget_bytes`](crate::Limits::schema_budget_bytes) counts.
     pub bytes: usize,
+    /// Characters (Unicode scalar values) of the same JSON; equal to `bytes` when it is ASCII.
     pub chars: usize,
 }
 
@@ -267,18 +273,24 @@ impl Catalog {
         }
     }
 
+    /// How many tools are bound (in a [`Toolbox`](crate::Toolbox)'s catalog, the
+    /// search tool included).
     pub fn len(&self) -> usize {
         self.tools.len()
     }
 
+    /// Whether no tool is bound.
     pub fn is_empty(&self) -> bool {
         self.tools.is_empty()
     }
 
+    /// Every tool in catalog order: a tool's position here is the index that
+    /// rankings, [`Catalog::size`] and [`Catalog::position`] use.
     pub fn tools(&self) -> &[Tool] {
         &self.tools
     }
 
+    /// The tool whose canonical name is exactly `name` (case-sensitive).
     pub fn get(&self, name: &str) -> Option<&Tool> {
         self.position(name).map(|i| &self.tools[i])
     }

@@ -22,4 +22,5 @@ impl Error {
     }
 }
 
+/// A result whose error is this crate's [`Error`] unless given.
 pub type Result<T, E = Error> = std::result::Result<T, E>;

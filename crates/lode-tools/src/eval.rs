@@ -17,7 +17,10 @@ pub const RECALL_AT: [usize; 4] = [1, 3, 5, 10];
 /// A query and the tools that answer it (canonical names).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Case {
+    /// What a user asks for: the text searched.
     pub query: String,
+    /// Canonical names of the tools that answer it; never empty. A case's
+    /// recall@k is the share of these in the top k.
     pub expected: Vec<String>,
 }
 
@@ -216,7 +219,9 @@ pub fn check_cases(catalog: &Catalog, cases: &[Case]) -> Result<()> {
 /// One case's outcome.
 #[derive(Clone, Debug, Serialize)]
 pub struct CaseResult {
+    /// The case's query.
     pub query: String,
+    /// The case's expected tools, in the order of `ranks`.
     pub expected: Vec<String>,
     /// 1-based rank of each expected tool in the top 10 (`None`: not there).
     pub ranks: Vec<Option<usize>>,
@@ -227,21 +232,27 @@ pub struct CaseResult {
 /// Aggregate retrieval quality, size and speed over a set of cases.
 #[derive(Clone, Debug, Serialize)]
 pub struct EvalReport {
+    /// Number of cases searched.
     pub cases: usize,
     /// `(k, mean recall@k)` for k in [`RECALL_AT`]; recall of a case = share of its expected tools in the top k.
     pub recall: Vec<(usize, f64)>,
     /// Mean reciprocal rank of the first expected tool, 0 beyond rank 10.
     pub mrr_at_10: f64,
-    /// Search latency per query (ranking, embedding the query when hybrid, picking activations).
+    /// Median search latency per query, in microseconds (ranking, embedding the
+    /// query when hybrid, picking activations).
     pub latency_us_p50: f64,
+    /// 95th percentile (nearest rank) of the same latency, microseconds.
     pub latency_us_p95: f64,
     /// Mean size of what one search activates at the default limit.
     pub mean_activated: DefinitionSize,
+    /// Each case's outcome, in case order. Not serialised with the report;
+    /// [`misses`](EvalReport::misses) picks the cases missed at rank 1.
     #[serde(skip)]
     pub results: Vec<CaseResult>,
 }
 
 impl EvalReport {
+    /// Mean recall@k; `None` when `k` is not one of [`RECALL_AT`].
     pub fn recall_at(&self, k: usize) -> Option<f64> {
         self.recall.iter().find(|(kk, _)| *kk == k).map(|(_, r)| *r)
     }

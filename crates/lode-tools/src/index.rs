@@ -18,10 +18,18 @@ use crate::text;
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Fusion {
     /// Weighted reciprocal-rank fusion: `(1 − w)/(k + lexical rank) + w/(k + dense rank)`.
-    Rrf { k: f32, semantic_weight: f32 },
+    Rrf {
+        /// The rank offset: a larger `k` flattens the gap between ranks (the CLI uses 60).
+        k: f32,
+        /// `w`, the share of the dense rank, from 0 (BM25 alone) to 1; not clamped.
+        semantic_weight: f32,
+    },
     /// Weighted sum of the BM25 score divided by the best BM25 score of the
     /// query and the cosine similarity: `(1 − w)·bm25/max + w·cos`.
-    Score { semantic_weight: f32 },
+    Score {
+        /// `w`, the weight of the cosine, from 0 (BM25 alone) to 1; not clamped.
+        semantic_weight: f32,
+    },
 }
 
 impl Default for Fusion {
@@ -48,7 +56,9 @@ pub const SEMANTIC_FLOOR: f32 = 0.3;
 pub struct IndexOptions {
     /// Embeds tool texts and queries; `None` ranks by BM25 alone.
     pub embedder: Option<Arc<dyn Embedder>>,
+    /// BM25F field weights, saturation and length normalisation.
     pub bm25: Bm25Params,
+    /// How BM25 and cosine similarity are combined; unused without an embedder.
     pub fusion: Fusion,
     /// The least cosine similarity that ranks a tool sharing no word with the
     /// query (and not named by it); 0 ranks every tool the embedder finds.
@@ -69,6 +79,8 @@ impl Default for IndexOptions {
 /// One ranked tool: its index in the catalog.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct Ranked {
+    /// Index of the tool in the [`Catalog`](crate::Catalog) the index was built from
+    /// (for a [`Toolbox`](crate::Toolbox), the same index in its catalog).
     pub tool: usize,
     /// Higher is better; comparable within one ranking only.
     pub score: f32,
@@ -79,6 +91,8 @@ pub struct Ranked {
 /// Tools ranked for a query.
 #[derive(Clone, Debug, Default)]
 pub struct Ranking {
+    /// Best first (exact matches, then by score, ties by catalog order), at
+    /// most the depth asked for.
     pub hits: Vec<Ranked>,
     /// Set when the embedder failed for this query and BM25 ranked alone.
     pub note: Option<String>,

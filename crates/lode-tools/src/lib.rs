@@ -104,6 +104,8 @@
 //! built-in model's 7.6 MB are linked only when `StaticModel::builtin` is
 //! called), so a cargo feature would buy little and split the test matrix.
 
+#![deny(missing_docs)]
+
 mod bm25;
 mod catalog;
 mod error;

@@ -13,19 +13,27 @@ use crate::turn::Step;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum TurnEnd {
+    /// The turn ran to its end. The gateway reports a client that leaves as
+    /// completed too: MCP cannot say otherwise.
     Completed,
+    /// The turn stopped on an error.
     Failed,
+    /// The user or host stopped the turn before its end.
     Cancelled,
 }
 
 /// What one turn did with tool search.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct TurnReport {
+    /// How the turn ended, as given to [`TurnScope::finish`](crate::TurnScope::finish).
     pub end: TurnEnd,
+    /// Provider steps begun ([`TurnScope::begin_step`](crate::TurnScope::begin_step) calls).
     pub steps: u32,
+    /// Every search of the turn, in the order run.
     pub searches: Vec<SearchRecord>,
     /// Searches whose query had the same terms as an earlier one in the turn.
     pub repeated_searches: usize,
+    /// Calls checked against their step, and the outcomes reported.
     pub calls: CallCounts,
     /// Definitions sent, summed over every step of the turn.
     pub schemas_sent: DefinitionSize,
@@ -35,6 +43,7 @@ pub struct TurnReport {
     /// Each deferred tool called successfully, with its best rank in this
     /// turn's searches (`None`: no search ranked it, to depth `max(limit, 10)`).
     pub called_tools: Vec<CalledTool>,
+    /// The first call of any tool reported successful; `None` when none was.
     pub first_successful_call: Option<FirstCall>,
 }
 
@@ -54,8 +63,10 @@ impl TurnReport {
     }
 }
 
+/// One search of a turn, by tool names (never the query's text).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct SearchRecord {
+    /// The step (1-based) during which it ran; what it activated shows from the next.
     pub step: u32,
     /// Ranked names, best first.
     pub ranked: Vec<String>,
@@ -63,35 +74,52 @@ pub struct SearchRecord {
     pub activated: Vec<String>,
     /// Names this search made active for the first time.
     pub newly_activated: Vec<String>,
+    /// Names within the limit left out because their schemas did not fit the budget.
     pub over_budget: Vec<String>,
+    /// Its distinct terms are those of an earlier search of the turn.
     pub repeated: bool,
 }
 
+/// A turn's tool calls: as checked by [`TurnScope::check_call`](crate::TurnScope::check_call),
+/// then as reported by [`TurnScope::record_result`](crate::TurnScope::record_result).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct CallCounts {
     /// Calls the step guard let through.
     pub accepted: usize,
+    /// Outcomes reported as successful.
     pub succeeded: usize,
+    /// Outcomes reported as failed.
     pub failed: usize,
     /// Calls of tools not visible in their step, or not bound.
     pub rejected: usize,
 }
 
+/// A set of tools and what their definitions cost, each counted once.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct Exposure {
+    /// Number of tools in the set.
     pub tools: usize,
+    /// Characters of their compact-JSON definitions, summed.
     pub chars: usize,
 }
 
+/// A deferred tool called successfully, and how well the turn's searches had ranked it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct CalledTool {
+    /// Canonical name.
     pub name: String,
+    /// Its best 1-based rank over the turn's searches; `None`: no search ranked it
+    /// (each ranks to depth `max(limit, 10)`).
     pub best_rank: Option<usize>,
 }
 
+/// When a turn's first successful call came.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct FirstCall {
+    /// The step (1-based) of the call.
     pub step: u32,
+    /// Milliseconds from the turn's start ([`TurnScope::new`](crate::TurnScope::new))
+    /// to the outcome being recorded.
     pub elapsed_ms: f64,
 }
 

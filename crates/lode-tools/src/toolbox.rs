@@ -51,6 +51,8 @@ impl ToolboxBuilder {
         self
     }
 
+    /// Bounds on one search (default [`Limits::default`]: 5 results, at most 10,
+    /// 16 KiB of schemas); [`build`](ToolboxBuilder::build) checks them.
     pub fn limits(mut self, limits: Limits) -> Self {
         self.limits = limits;
         self
@@ -125,6 +127,8 @@ pub struct Toolbox {
 }
 
 impl Toolbox {
+    /// Starts a toolbox over `catalog`: no direct tool but the search tool,
+    /// default limits, a BM25-only index, the search tool named [`SEARCH_TOOL`].
     pub fn builder(catalog: Catalog) -> ToolboxBuilder {
         ToolboxBuilder {
             catalog,
@@ -140,22 +144,27 @@ impl Toolbox {
         &self.catalog
     }
 
+    /// The search index of the host's tools (the search tool is not in it).
     pub fn index(&self) -> &ToolIndex {
         &self.index
     }
 
+    /// The bounds every search of this toolbox applies.
     pub fn limits(&self) -> &Limits {
         &self.limits
     }
 
+    /// The search tool's definition, as the model sees it.
     pub fn search_tool(&self) -> &Tool {
         &self.catalog.tools()[self.search_tool]
     }
 
+    /// The search tool's index in [`catalog`](Toolbox::catalog): the last.
     pub fn search_tool_index(&self) -> usize {
         self.search_tool
     }
 
+    /// Whether `name` is the search tool's name (not always [`SEARCH_TOOL`]).
     pub fn is_search_tool(&self, name: &str) -> bool {
         self.search_tool().name == name
     }
@@ -165,6 +174,8 @@ impl Toolbox {
         &self.direct
     }
 
+    /// Whether the tool at catalog `index` is always visible (a direct tool or the
+    /// search tool). Panics when `index` is out of range.
     pub fn is_direct(&self, index: usize) -> bool {
         self.is_direct[index]
     }
@@ -260,6 +271,8 @@ pub struct SearchOutcome {
     pub activated: Vec<usize>,
     /// Names within the limit left out because their schemas did not fit the budget.
     pub over_budget: Vec<String>,
+    /// The limit applied: the one asked for or [`Limits::default_results`],
+    /// clamped to `1..=max_results`.
     pub limit: usize,
     /// Set when the embedder failed and BM25 ranked alone.
     pub note: Option<String>,
@@ -285,9 +298,12 @@ pub fn model_result(toolbox: &Toolbox, outcome: &SearchOutcome) -> Value {
 /// Deferred tools by group, in catalog order.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Inventory {
+    /// One entry per group, in the order of its first tool; tools without a
+    /// group share one entry.
     pub groups: Vec<InventoryGroup>,
 }
 
+/// The deferred tools of one group, in catalog order.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct InventoryGroup {
     /// `None` for tools without a group.
@@ -311,6 +327,7 @@ impl Inventory {
         out
     }
 
+    /// Deferred tools listed, over all groups.
     pub fn tool_count(&self) -> usize {
         self.groups.iter().map(|g| g.tools.len()).sum()
     }

@@ -29,6 +29,8 @@ impl Step {
         self.number
     }
 
+    /// The visible tools in request order: the direct ones (search tool first),
+    /// the active ones in activation order, then the required ones.
     pub fn tools(&self) -> impl Iterator<Item = &Tool> {
         self.visible
             .iter()
@@ -40,6 +42,7 @@ impl Step {
         self.tools().map(Tool::definition).collect()
     }
 
+    /// Whether this step shows the tool named `name`; false for a name not bound.
     pub fn is_visible(&self, name: &str) -> bool {
         self.toolbox
             .catalog()
@@ -61,17 +64,36 @@ impl Step {
 /// Why a call was refused. Its `Display` is the one-line error to return to the model.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum CallError {
+    /// No tool of the catalog has this name.
     #[error("no tool named {name:?} is available in this run")]
-    NotBound { name: String },
+    NotBound {
+        /// The name called.
+        name: String,
+    },
+    /// A search of this same step activated the tool: this step's request did
+    /// not carry its schema, the next one does.
     #[error(
         "tool {name:?} was activated by a search in this step; its schema is sent with the next request, call it then"
     )]
-    ActivatedThisStep { name: String },
+    ActivatedThisStep {
+        /// The name called.
+        name: String,
+    },
+    /// The tool is bound but deferred, and was not active when the step began.
     #[error("tool {name:?} is not active; find it with {search_tool} first")]
-    NotActive { name: String, search_tool: String },
+    NotActive {
+        /// The name called.
+        name: String,
+        /// The search tool's name, which the message points to.
+        search_tool: String,
+    },
+    /// A search-tool call whose arguments are not a non-empty string `query`
+    /// and an optional positive integer `limit`.
     #[error("bad {search_tool} arguments: {message}")]
     BadSearchArguments {
+        /// The search tool's name.
         search_tool: String,
+        /// What is wrong with the arguments.
         message: String,
     },
 }
@@ -92,6 +114,8 @@ pub struct TurnScope {
 }
 
 impl TurnScope {
+    /// A turn with nothing active. Its clock, for
+    /// [`FirstCall::elapsed_ms`](crate::FirstCall::elapsed_ms), starts now.
     pub fn new(toolbox: Arc<Toolbox>) -> TurnScope {
         let n = toolbox.catalog().len();
         TurnScope {
@@ -103,6 +127,7 @@ impl TurnScope {
         }
     }
 
+    /// The run's toolbox this turn searches and checks calls against.
     pub fn toolbox(&self) -> &Arc<Toolbox> {
         &self.toolbox
     }

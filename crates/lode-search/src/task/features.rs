@@ -62,6 +62,8 @@ pub enum Feature {
 pub const FEATURES: usize = 17;
 
 impl Feature {
+    /// Every feature in vector order: a feature's position here is its slot in
+    /// [`FileFeatures`] and [`Weights`].
     pub const ALL: [Feature; FEATURES] = [
         Feature::Bm25,
         Feature::Chunk,
@@ -85,6 +87,7 @@ impl Feature {
     /// Where the factors begin in [`Feature::ALL`].
     pub const FACTORS: usize = 14;
 
+    /// The feature's `snake_case` name, as `lode bench learn` reports and dumps it.
     pub fn name(self) -> &'static str {
         match self {
             Feature::Bm25 => "bm25",
@@ -114,10 +117,12 @@ impl Feature {
 pub struct FileFeatures(pub [f64; FEATURES]);
 
 impl FileFeatures {
+    /// The value of `f`: 0–1 for a score, 0 or 1 for a flag.
     pub fn get(&self, f: Feature) -> f64 {
         self.0[f as usize]
     }
 
+    /// Sets the value of `f`, replacing what was there (not clamped).
     pub fn set(&mut self, f: Feature, v: f64) {
         self.0[f as usize] = v;
     }

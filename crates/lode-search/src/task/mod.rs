@@ -46,6 +46,7 @@ impl Mode {
         }
     }
 
+    /// `query` or `task`, as JSON writes `mode`.
     pub fn as_str(self) -> &'static str {
         match self {
             Mode::Query => "query",
@@ -61,11 +62,13 @@ pub struct TaskOptions {
     pub files: usize,
     /// Chunks shown per file.
     pub chunks_per_file: usize,
+    /// Which indexed files may be candidates (path prefix, languages).
     pub filter: Filter,
     /// Use the embedding model beside the lexical evidence.
     pub semantic: bool,
     /// Lines of each chunk shown as its snippet.
     pub snippet_lines: usize,
+    /// How much each kind of evidence counts (default: the learned [`Weights`]).
     pub weights: Weights,
 }
 
@@ -85,11 +88,18 @@ impl Default for TaskOptions {
 /// One ranked file with its best chunks.
 #[derive(Clone, Debug, Serialize)]
 pub struct FileHit {
+    /// The file, relative to the root, `/`-separated.
     pub path: String,
+    /// The file's language.
     pub language: Language,
+    /// Higher is better, comparable within one answer only: in task mode the
+    /// file's [`Weights::score`] (rounded to 4 decimals), in query mode its best hit's.
     pub score: f64,
     /// What pointed at it: `path named`, `trace frame`, `defines parse_config`, ….
     pub evidence: Vec<String>,
+    /// Its best chunks, best first. In task mode one per symbol, each scored as
+    /// the file, the first file showing one more than `chunks_per_file` and
+    /// files after the third at most one; in query mode its hits.
     pub chunks: Vec<SearchHit>,
     /// The evidence as numbers (for `bench` and the learner; not in JSON).
     #[serde(skip)]
@@ -99,22 +109,32 @@ pub struct FileHit {
 /// What the task's text held, counted.
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct Signals {
+    /// File paths named outside trace frames.
     pub paths: usize,
+    /// Module paths named (`sympy.core.basic`, `tokio::net`).
     pub modules: usize,
+    /// Stack-trace frames.
     pub frames: usize,
+    /// Distinct words written as code.
     pub identifiers: usize,
+    /// Exception and error names (`ValueError`, `E0308`).
     pub errors: usize,
+    /// Error messages, quoted or after an error's name.
     pub messages: usize,
+    /// Code blocks: fenced, indented, REPL lines.
     pub code_blocks: usize,
 }
 
 /// The answer to a task search.
 #[derive(Clone, Debug, Serialize)]
 pub struct TaskResults {
+    /// Best first, at most [`TaskOptions::files`]; only files scoring above 0.
     pub files: Vec<FileHit>,
+    /// What the text held, counted.
     pub signals: Signals,
     /// Candidate files weighed before the cut.
     pub candidates: usize,
+    /// Set when the dense side covered only the chunks embedded so far.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub partial: Option<Partial>,
 }

@@ -25,7 +25,10 @@ const MAX_IDENTIFIERS: usize = 200;
 /// A file path the text names, with the line when it gives one.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct PathMention {
+    /// `/`-separated, as written but for a `file://` or URL prefix, a leading
+    /// `./` and trailing punctuation; resolved against the indexed paths later.
     pub path: String,
+    /// The line it gives (`sessions.py:12`), 1-based.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub line: Option<u32>,
 }
@@ -34,10 +37,15 @@ pub struct PathMention {
 /// as the trace's format says.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Frame {
+    /// The file it ran in, cleaned as [`PathMention::path`] is; for a JVM frame,
+    /// the package's directories then the file name.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub path: Option<String>,
+    /// The line it gives, 1-based.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub line: Option<u32>,
+    /// The function's last name segment (`Method` of `pkg.(*T).Method`); `None`
+    /// when the format names none or names no function (`<module>`, `<init>`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub function: Option<String>,
 }
