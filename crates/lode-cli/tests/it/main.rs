@@ -10,6 +10,7 @@ mod common;
 mod diagnostics;
 mod doctor;
 mod embed;
+mod expect;
 mod gateway;
 mod gather;
 mod graph;
