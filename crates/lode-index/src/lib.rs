@@ -26,11 +26,14 @@
 //! - [`Index::file_lexical`] scores whole files (a task's evidence is
 //!   spread over a file) from the same postings: [`FileBm25Params`],
 //!   [`FileScore`].
-//! - [`refresh()`] is what every query calls first: a stat pass, and an
-//!   incremental build when something changed. [`refresh_and()`] runs the
-//!   query itself beside the stat pass, keeping its answer when nothing
-//!   changed. A long-lived reader keeps its [`Index`] through a build it ran
-//!   ([`Index::after_build`] re-reads only what that build touched).
+//! - [`refresh()`] is what every query of a one-shot process calls first: a
+//!   stat pass, and an incremental build when something changed;
+//!   [`refresh_and()`] runs the query itself beside the stat pass, keeping
+//!   its answer when nothing changed. A long-lived reader keeps a
+//!   [`LiveIndex`]: [`live::query`] runs each query on it beside the stat
+//!   pass (or `stat`s only what a watcher saw written), and keeps it open
+//!   through a build it ran ([`Index::after_build`] re-reads only what that
+//!   build touched).
 //! - [`overlay`] puts files a session holds but has not written (new,
 //!   edited, deleted) over an open [`Index`] for one query, parsed as the
 //!   indexer would and cached by their hash; the database is never written.
@@ -53,12 +56,15 @@
 //! # Ok::<(), lode_core::Error>(())
 //! ```
 
+#![warn(missing_docs)]
+
 mod build;
 mod checksum;
 mod counts;
 pub mod diagnostics;
 pub mod embed;
 pub mod lexical;
+pub mod live;
 mod location;
 mod meta;
 pub mod overlay;
@@ -77,6 +83,7 @@ pub use build::{
     walk_changed, walk_for, walk_with,
 };
 pub use embed::{EmbedOptions, EmbedPhase, EmbedReport, Stopped, embed};
+pub use live::LiveIndex;
 pub use location::{EmbedLock, IndexLocation, WriterLock, default_cache_base, mark_damaged};
 pub use lode_walk::{SkipReason, WalkReport, WalkedFile, content_reason, snapshot, walk};
 pub use meta::Meta;

@@ -60,7 +60,6 @@ mod args;
 mod embedding;
 mod error;
 pub mod gate;
-mod open;
 mod overlay;
 mod repos;
 mod server;

@@ -11,9 +11,9 @@ use lode_core::Config;
 use lode_index::{Index, IndexLocation, RefreshOptions};
 
 use crate::embedding::Background;
-use crate::open::{self, OpenIndex};
 use crate::watch::{Watch, WatchState};
 use crate::{Options, ToolError};
+use lode_index::live::{self, LiveIndex};
 
 /// The repositories one server answers for.
 pub struct Repos {
@@ -34,7 +34,7 @@ pub struct Repos {
 pub struct Repo {
     /// Its root and where its index lives.
     pub location: IndexLocation,
-    open: Arc<Mutex<Option<OpenIndex>>>,
+    open: Arc<Mutex<Option<LiveIndex>>>,
     /// Started with the index, stopped when it is closed.
     watch: Mutex<Option<Arc<Watch>>>,
     /// How many times an index was opened for this repository (by a call or
@@ -190,7 +190,7 @@ impl Repos {
         // Read under the lock that guards `checked`, and before the check: an
         // event during the check leaves the next call unsure.
         let generation = repo.watch_generation();
-        let attempt = |open: &mut Option<OpenIndex>| -> lode_core::Result<(T, Vec<String>)> {
+        let attempt = |open: &mut Option<LiveIndex>| -> lode_core::Result<(T, Vec<String>)> {
             let (config, mut warnings) = self.config.for_root(&repo.location.root)?;
             let mut said = repo.said.lock().unwrap_or_else(|e| e.into_inner());
             warnings.retain(|w| said.insert(w.clone()));
@@ -220,7 +220,7 @@ impl Repos {
             if !opts.no_refresh {
                 repo.checks.fetch_add(1, Ordering::Relaxed);
             }
-            let (answer, checked) = open::query(open, &repo.location, &opts, known.as_deref(), &f)?;
+            let (answer, checked) = live::query(open, &repo.location, &opts, known.as_deref(), &f)?;
             if checked.by_writes {
                 repo.checks_by_writes.fetch_add(1, Ordering::Relaxed);
             }
@@ -325,7 +325,7 @@ impl Repos {
                 let written = state.written_between(o.checked?, generation?)?;
                 relative(&root, written)
             });
-            match open::query(&mut open, &loc, &opts, known.as_deref(), |_| Ok(())) {
+            match live::query(&mut open, &loc, &opts, known.as_deref(), |_| Ok(())) {
                 Ok((_, checked)) => {
                     if checked.reopened {
                         opens.fetch_add(1, Ordering::Relaxed);
@@ -438,7 +438,7 @@ impl Repo {
         watch.and_then(|w| w.generation())
     }
 
-    fn lock(&self) -> MutexGuard<'_, Option<OpenIndex>> {
+    fn lock(&self) -> MutexGuard<'_, Option<LiveIndex>> {
         lock_open(&self.open)
     }
 }
@@ -456,7 +456,7 @@ fn relative(root: &Path, paths: Vec<PathBuf>) -> Option<Vec<String>> {
 
 /// The open index. A call that panicked poisons the lock; the index it
 /// left may be mid-way, so it is dropped and reopened.
-fn lock_open(open: &Mutex<Option<OpenIndex>>) -> MutexGuard<'_, Option<OpenIndex>> {
+fn lock_open(open: &Mutex<Option<LiveIndex>>) -> MutexGuard<'_, Option<LiveIndex>> {
     open.lock().unwrap_or_else(|poisoned| {
         open.clear_poison();
         let mut guard = poisoned.into_inner();

@@ -1,39 +1,43 @@
-//! One repository's index, kept open across calls, and the freshness check
-//! that decides whether it may answer.
+//! Freshness for a long-lived reader: one repository's index kept open
+//! across queries ([`LiveIndex`]), and the check that decides whether it may
+//! answer ([`LiveIndex::query`]); [`crate::refresh`] is the same for a
+//! process that answers once.
 //!
 //! Keeping it open keeps its caches (decoded postings, vectors) warm. The
-//! check is the test `lode_index::refresh` makes — same fingerprint, and
-//! every file the walk admits has the size and mtime the index recorded —
-//! run against the fingerprint, file list and walk snapshot read once when
-//! the index was opened (the walk is usually the quick, stat-only one; see
-//! `lode_index::snapshot`). The walk runs on a second thread while the query
+//! check is the test [`crate::refresh`] makes — same fingerprint, and every
+//! file the walk admits has the size and mtime the index recorded — run
+//! against the fingerprint, file list and walk snapshot read once when the
+//! index was opened (the walk is usually the quick, stat-only one; see
+//! [`crate::snapshot`]). The walk runs on a second thread while the query
 //! runs on the kept index; the answer stands when the walk finds nothing
-//! changed, otherwise `lode_index::refresh` updates the index and the query
-//! runs again. So a warm call costs the longer of the two, not their sum.
+//! changed, otherwise the index is updated and the query runs again. So a
+//! warm call costs the longer of the two, not their sum.
 
 use lode_core::{Config, Result};
-use lode_index::{Index, IndexLocation, RefreshOptions, WalkBasis, WalkReport};
 
-pub(crate) struct OpenIndex {
+use crate::{Index, IndexLocation, RefreshOptions, WalkBasis, WalkReport};
+
+/// An index kept open across queries, with what its freshness check needs.
+pub struct LiveIndex {
     index: Index,
     /// `PRAGMA data_version` when opened: a commit by any other connection
     /// (another lode process, or a refresh of ours) changes it.
     data_version: i64,
     fingerprint: Option<String>,
-    manifest: lode_index::Manifest,
+    manifest: crate::Manifest,
     walk_basis: Option<WalkBasis>,
-    /// The watch generation at which the tree was last found to match this
-    /// index (see `crate::watch`); `None`: not known to match.
-    pub(crate) checked: Option<u64>,
+    /// The caller's mark of when the tree was last found to match this index
+    /// (a file watcher's generation); `None`: not known to match.
+    pub checked: Option<u64>,
     /// A walk basis was read since the watch last took the directories.
     dirs_changed: bool,
 }
 
-impl OpenIndex {
-    fn new(index: Index) -> Result<OpenIndex> {
-        Ok(OpenIndex {
+impl LiveIndex {
+    fn new(index: Index) -> Result<LiveIndex> {
+        Ok(LiveIndex {
             data_version: data_version(&index)?,
-            fingerprint: index.store().meta(lode_index::Meta::Fingerprint)?,
+            fingerprint: index.store().meta(crate::Meta::Fingerprint)?,
             manifest: index.store().manifest()?,
             walk_basis: WalkBasis::load(index.store())?,
             checked: None,
@@ -51,10 +55,10 @@ impl OpenIndex {
     fn after_build(
         mut self,
         loc: &IndexLocation,
-        report: &lode_index::BuildReport,
-    ) -> Result<OpenIndex> {
+        report: &crate::BuildReport,
+    ) -> Result<LiveIndex> {
         if loc.current_db().as_deref() != Some(self.index.store().path()) {
-            return OpenIndex::new(Index::open(loc)?); // rebuilt into a new database
+            return LiveIndex::new(Index::open(loc)?); // rebuilt into a new database
         }
         // Before the build's own check: a commit after this read shows as a
         // changed `data_version` on the next call.
@@ -70,10 +74,7 @@ impl OpenIndex {
         // unless it met a file it could not read (then there is no basis).
         let same_basis = report.quick_walk
             && matches!(
-                self.index
-                    .store()
-                    .meta(lode_index::Meta::Unreadable)?
-                    .as_deref(),
+                self.index.store().meta(crate::Meta::Unreadable)?.as_deref(),
                 None | Some("0")
             );
         let (walk_basis, dirs_changed) = if same_basis {
@@ -81,9 +82,9 @@ impl OpenIndex {
         } else {
             (WalkBasis::load(self.index.store())?, true)
         };
-        Ok(OpenIndex {
+        Ok(LiveIndex {
             data_version,
-            fingerprint: self.index.store().meta(lode_index::Meta::Fingerprint)?,
+            fingerprint: self.index.store().meta(crate::Meta::Fingerprint)?,
             manifest: self.manifest,
             walk_basis,
             checked: None,
@@ -95,11 +96,12 @@ impl OpenIndex {
     /// Whether the directories to watch may have changed since the last
     /// call of this (a walk basis was read); `watch_dirs` is costly enough
     /// (thousands of paths hashed) not to run on every call.
-    pub(crate) fn take_dirs_changed(&mut self) -> bool {
+    pub fn take_dirs_changed(&mut self) -> bool {
         std::mem::take(&mut self.dirs_changed)
     }
 
-    pub(crate) fn index(&self) -> &Index {
+    /// The open index.
+    pub fn index(&self) -> &Index {
         &self.index
     }
 
@@ -110,13 +112,14 @@ impl OpenIndex {
     }
 
     /// The directories a watcher should watch (absolute), when the last walk recorded them.
-    pub(crate) fn watch_dirs(&self, root: &std::path::Path) -> Option<Vec<std::path::PathBuf>> {
+    pub fn watch_dirs(&self, root: &std::path::Path) -> Option<Vec<std::path::PathBuf>> {
         let basis = self.walk_basis.as_ref()?;
         Some(basis.dirs().map(|d| root.join(d)).collect())
     }
 
-    pub(crate) fn same_config(&self, config: &Config) -> bool {
-        self.fingerprint.as_deref() == Some(lode_index::fingerprint(config).as_str())
+    /// Whether this index was built with what `config` asks for (its fingerprint).
+    pub fn same_config(&self, config: &Config) -> bool {
+        self.fingerprint.as_deref() == Some(crate::fingerprint(config).as_str())
     }
 
     /// `f` on this index, run while the tree is walked; the walk, and how
@@ -129,7 +132,7 @@ impl OpenIndex {
     ) -> Result<(Result<T>, WalkReport, usize)> {
         let (root, basis, manifest) = (&loc.root, self.walk_basis.as_ref(), &self.manifest);
         std::thread::scope(|s| {
-            let walk = s.spawn(move || lode_index::walk_with(root, basis, manifest, config));
+            let walk = s.spawn(move || crate::walk_with(root, basis, manifest, config));
             let answer = f(&self.index);
             let walked = walk
                 .join()
@@ -148,12 +151,12 @@ impl OpenIndex {
         paths: &[String],
     ) -> Option<WalkReport> {
         let basis = self.walk_basis.as_ref()?;
-        lode_index::walk_changed(&loc.root, basis, &self.manifest, paths, config)
+        crate::walk_changed(&loc.root, basis, &self.manifest, paths, config)
     }
 
     /// How many files of `walked` differ from this index (changed or deleted).
     fn changed(&self, walked: &WalkReport) -> usize {
-        let diff = lode_index::stat_diff(walked, &self.manifest);
+        let diff = crate::stat_diff(walked, &self.manifest);
         diff.changed.len() + diff.deleted.len()
     }
 }
@@ -163,8 +166,8 @@ impl OpenIndex {
 /// it otherwise. `known`: the files (root-relative) a watcher saw written in
 /// place since `kept` was last checked, and nothing else — then only those
 /// are `stat`ed. Returns `f`'s answer and how the tree was checked.
-pub(crate) fn query<T>(
-    kept: &mut Option<OpenIndex>,
+pub fn query<T>(
+    kept: &mut Option<LiveIndex>,
     loc: &IndexLocation,
     opts: &RefreshOptions,
     known: Option<&[String]>,
@@ -202,13 +205,13 @@ pub(crate) fn query<T>(
         // found changed; what it decoded is kept where the update allows.
         (Some(open), Some((walk, changed))) => {
             let kept = Some((&open.manifest, open.index.generation()));
-            let freshness = lode_index::update_walked(loc, opts, walk, changed, kept)?;
+            let freshness = crate::update_walked(loc, opts, walk, changed, kept)?;
             let open = match &freshness {
-                lode_index::Freshness::Refreshed(report) => open.after_build(loc, report)?,
+                crate::Freshness::Refreshed(report) => open.after_build(loc, report)?,
                 // Another process is writing: answer from what it last committed.
                 _ => {
                     drop(open);
-                    OpenIndex::new(Index::open(loc)?)?
+                    LiveIndex::new(Index::open(loc)?)?
                 }
             };
             (open, freshness)
@@ -218,10 +221,10 @@ pub(crate) fn query<T>(
             drop(stale);
             let (index, freshness) = match walked {
                 // The walk just made decides: no second stat pass.
-                Some((walk, changed)) => lode_index::refresh_walked(loc, opts, walk, changed)?,
-                None => lode_index::refresh(loc, opts)?,
+                Some((walk, changed)) => crate::refresh_walked(loc, opts, walk, changed)?,
+                None => crate::refresh(loc, opts)?,
             };
-            (OpenIndex::new(index)?, freshness)
+            (LiveIndex::new(index)?, freshness)
         }
     };
     // (`Stale`: the last complete index answers; the next call checks again.)
@@ -235,7 +238,7 @@ pub(crate) fn query<T>(
 
 /// How [`query`] made sure of the tree.
 #[derive(Clone, Copy, Debug, Default)]
-pub(crate) struct Checked {
+pub struct Checked {
     /// An index was (re)opened: the first use, or the tree had changed.
     pub reopened: bool,
     /// Only the files the watcher saw written were `stat`ed (no stat pass).
