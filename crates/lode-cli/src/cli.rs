@@ -298,9 +298,10 @@ pub enum BenchCommand {
         /// Bare mirrors, one per repository: `DIR/<owner>+<name>/repo`.
         #[arg(long, value_name = "DIR")]
         mirrors: PathBuf,
-        /// The cases (default: ../shared/eval/swebench-lite/cases.jsonl).
+        /// The cases, one JSON object a line (the SWE-bench Lite subset's
+        /// `swebench-lite/cases.jsonl`, or pairs from scripts/mine-commits.py).
         #[arg(long, value_name = "FILE")]
-        cases: Option<PathBuf>,
+        cases: PathBuf,
         /// Only these repositories (`owner/name`, comma-separated).
         #[arg(long, value_delimiter = ',')]
         only: Vec<String>,
@@ -366,9 +367,10 @@ pub enum BenchCommand {
         /// Checkouts, one directory per repository (scripts/checkout-semble.sh).
         #[arg(long, value_name = "DIR")]
         repos: PathBuf,
-        /// The shared eval data (default: ../shared/eval from the current directory or above).
+        /// The eval data directory: the one holding `semble/` (its repos.json and
+        /// annotations).
         #[arg(long, value_name = "DIR")]
-        data: Option<PathBuf>,
+        data: PathBuf,
         /// Only these repositories (comma-separated names).
         #[arg(long, value_delimiter = ',')]
         only: Vec<String>,

@@ -1,7 +1,6 @@
 //! One function per command.
 
 use std::io::Write;
-use std::path::PathBuf;
 
 use lode_core::{Error, Result};
 use lode_index::diagnostics::note_hits;
@@ -9,7 +8,7 @@ use lode_index::{BuildOptions, Filter};
 use lode_search::{GrepOptions, SearchOptions, render};
 use serde::Serialize;
 
-use crate::cli::{Command, Common};
+use crate::cli::{BenchCommand, Command, Common};
 use crate::context::{Context, Progress};
 
 pub fn wants_json(cmd: &Command) -> bool {
@@ -207,64 +206,65 @@ fn run_once(cmd: Command) -> Result<u8> {
             write,
             common,
         } => crate::setup::run(host, write, common.json),
-        Command::Bench {
-            what:
-                crate::cli::BenchCommand::Index {
-                    path,
-                    queries,
-                    tasks,
-                    common,
-                },
-        } => crate::bench::index(common, &path, queries, tasks.as_deref()),
-        Command::Bench {
-            what:
-                crate::cli::BenchCommand::Semble {
-                    repos,
-                    data,
-                    only,
-                    explain,
-                    common,
-                },
-        } => crate::eval::semble(common, &repos, data.as_deref(), &only, explain.as_deref()),
-        Command::Bench {
-            what:
-                crate::cli::BenchCommand::Swebench {
-                    mirrors,
-                    cases,
-                    only,
-                    limit,
-                    work,
-                    explain,
-                    rankings,
-                    common,
-                },
+        Command::Bench { what } => bench(what),
+        Command::Eval {
+            cases,
+            top_k,
+            misses,
+            common,
         } => {
-            let cases =
-                cases.unwrap_or_else(|| PathBuf::from("../shared/eval/swebench-lite/cases.jsonl"));
-            crate::swebench::swebench(
-                common,
-                crate::swebench::SweArgs {
-                    mirrors: &mirrors,
-                    cases: &cases,
-                    only: &only,
-                    limit,
-                    work: work.as_deref(),
-                    explain: explain.as_deref(),
-                    rankings: &rankings,
-                },
-            )
+            let ctx = Context::new(common, None, None)?;
+            crate::eval::eval(ctx, &cases, top_k, misses)
         }
-        Command::Bench {
-            what:
-                crate::cli::BenchCommand::Learn {
-                    mirrors,
-                    cases,
-                    work,
-                    held_out,
-                    rounds,
-                    dump,
-                    common,
-                },
+        Command::Tools { what } => crate::tools::run(what),
+    }
+}
+
+/// `lode bench …`: the benchmark harnesses.
+fn bench(what: BenchCommand) -> Result<u8> {
+    match what {
+        BenchCommand::Index {
+            path,
+            queries,
+            tasks,
+            common,
+        } => crate::bench::index(common, &path, queries, tasks.as_deref()),
+        BenchCommand::Semble {
+            repos,
+            data,
+            only,
+            explain,
+            common,
+        } => crate::eval::semble(common, &repos, &data, &only, explain.as_deref()),
+        BenchCommand::Swebench {
+            mirrors,
+            cases,
+            only,
+            limit,
+            work,
+            explain,
+            rankings,
+            common,
+        } => crate::swebench::swebench(
+            common,
+            crate::swebench::SweArgs {
+                mirrors: &mirrors,
+                cases: &cases,
+                only: &only,
+                limit,
+                work: work.as_deref(),
+                explain: explain.as_deref(),
+                rankings: &rankings,
+            },
+        ),
+        BenchCommand::Learn {
+            mirrors,
+            cases,
+            work,
+            held_out,
+            rounds,
+            dump,
+            common,
         } => crate::learn::learn(
             common,
             crate::learn::LearnArgs {
@@ -276,16 +276,6 @@ fn run_once(cmd: Command) -> Result<u8> {
                 dump: dump.as_deref(),
             },
         ),
-        Command::Eval {
-            cases,
-            top_k,
-            misses,
-            common,
-        } => {
-            let ctx = Context::new(common, None, None)?;
-            crate::eval::eval(ctx, &cases, top_k, misses)
-        }
-        Command::Tools { what } => crate::tools::run(what),
     }
 }
 

@@ -1,7 +1,7 @@
 //! `lode eval` and `lode bench semble`: search quality measured with
 //! `lode-eval` over lode's own search.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 use lode_core::{Config, Error, Result};
@@ -120,14 +120,6 @@ fn at_head(case: &Case, root: &Path) -> Option<Case> {
     (!c.relevant.is_empty() || !c.secondary.is_empty()).then_some(c)
 }
 
-/// `../shared/eval` from the current directory or one of its parents.
-fn find_data() -> Option<PathBuf> {
-    let cwd = std::env::current_dir().ok()?;
-    cwd.ancestors()
-        .map(|d| d.join("shared/eval"))
-        .find(|d| d.join("semble/repos.json").is_file())
-}
-
 /// `name → (revision, pinned)` from the checkout script's `checkouts.tsv`.
 fn checkouts(repos: &Path) -> std::collections::HashMap<String, (String, bool)> {
     std::fs::read_to_string(repos.join("checkouts.tsv"))
@@ -147,16 +139,10 @@ fn checkouts(repos: &Path) -> std::collections::HashMap<String, (String, bool)> 
 pub fn semble(
     common: Common,
     repos: &Path,
-    data: Option<&Path>,
+    data: &Path,
     only: &[String],
     explain: Option<&Path>,
 ) -> Result<u8> {
-    let data = data
-        .map(Path::to_path_buf)
-        .or_else(find_data)
-        .ok_or_else(|| {
-            Error::BadQuery("no eval data: pass --data DIR (the shared/eval directory)".into())
-        })?;
     let bench = SembleBenchmark::load(data.join("semble")).map_err(eval_err)?;
     let checkouts = checkouts(repos);
     // With --cache-dir the indexes are kept there (and reused while fresh);
