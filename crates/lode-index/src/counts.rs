@@ -1,7 +1,7 @@
 //! The counts a build reports, kept rather than recounted.
 //!
 //! Counting every chunk and symbol row after each build cost a one-file
-//! update 2.5–4.5 ms on terraform (5,099 files), more than writing the edit. So a
+//! update more than writing the edit (docs/benchmarks.md). So a
 //! build stores the table counts in meta (`row_counts`) and a small update
 //! moves them by the difference between its files' rows before and after
 //! it; a rebuild, a large update or an index without stored counts counts

@@ -107,10 +107,15 @@ impl Record {
 /// What one call noted while it ran (see [`begin`]).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Tally {
+    /// The repository's id ([`note_root`]); the last one noted wins.
     pub root: Option<String>,
+    /// Results the engine returned ([`note_hits`]); the last count noted wins.
     pub hits: Option<u64>,
+    /// Files re-indexed, summed over every refresh the call ran ([`note_refreshed`]).
     pub refreshed: u64,
+    /// A kept index answered ([`note_cache_hit`]).
     pub cache_hit: bool,
+    /// Fallback labels in the order first noted, each once ([`note_fallback`]).
     pub fallbacks: Vec<String>,
 }
 
@@ -189,6 +194,7 @@ impl DiagnosticsLog {
         })
     }
 
+    /// The current log file, `<cache>/diagnostics.jsonl` (rotated ones add `.1`, `.2`, …).
     pub fn path(&self) -> &Path {
         &self.path
     }
@@ -298,13 +304,19 @@ pub fn read(path: &Path, keep: u32) -> Vec<Record> {
 /// One command's figures over the records read.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct CommandMetrics {
+    /// The command or tool, as in [`Record::command`].
     pub command: String,
+    /// Records of this command.
     pub count: usize,
+    /// Records answered by a kept index ([`Record::cache_hit`]).
     pub cache_hits: usize,
+    /// Records of failed calls (with an error code).
     pub errors: usize,
     /// Records with at least one fallback.
     pub fallbacks: usize,
+    /// Median wall time in milliseconds, by nearest rank.
     pub p50_ms: f64,
+    /// 95th-percentile wall time in milliseconds, by nearest rank.
     pub p95_ms: f64,
 }
 

@@ -60,6 +60,9 @@ pub enum EmbedPhase {
 
 /// What an embedding phase may do.
 pub struct EmbedOptions<'a> {
+    /// The repository's configuration: an index whose fingerprint does not
+    /// match it is left alone ([`Stopped::Stale`]); its encoding decides the
+    /// built-in model's vectors after a server fails.
     pub config: &'a Config,
     /// Wait for another phase of this index to end instead of leaving the
     /// work to it.
@@ -134,8 +137,10 @@ pub struct EmbedReport {
     /// Files left without vectors because they changed on disk since the
     /// build that parsed them (the next build re-parses them).
     pub changed_files: u64,
+    /// Why it ended with chunks left to embed; `None` when nothing stopped it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub stopped: Option<Stopped>,
+    /// Wall time of the phase in milliseconds, waiting for its lock included.
     pub elapsed_ms: f64,
 }
 

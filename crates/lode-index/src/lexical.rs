@@ -1,15 +1,15 @@
 //! Lexical retrieval: BM25F over code-aware tokens in three fields (symbol
 //! names, path, body), stored as postings blobs per term and block of chunk ids.
 //!
-//! Why not SQLite FTS5: measured on a 728k-line repository, an FTS5 `bm25()`
-//! query took 10–30 ms warm, and FTS5's IDF drops to zero for terms in more
-//! than half the chunks. A few blobs per term decode in microseconds, let lode
+//! Why not SQLite FTS5: its `bm25()` queries were slower (docs/benchmarks.md,
+//! "Storage"), and FTS5's IDF drops to zero for terms in more than half the
+//! chunks. A few blobs per term decode in microseconds, let lode
 //! own the scoring (BM25F with Lucene's always-positive IDF), and stay
 //! inside the same SQLite transaction as every other record.
 //!
 //! Why blocks: with one blob per term, an edit rewrote the whole postings list
 //! of every term the changed file contains — for `err` or `return` that is
-//! most of the repository (100 ms for a one-file edit in terraform). A term's
+//! most of the repository. A term's
 //! postings are split by chunk id into blocks of [`BLOCK_CHUNKS`] ids, so an
 //! edit rewrites only the blocks that held the file's old chunks and the
 //! block its new chunks land in (new chunk ids are the highest).
@@ -36,23 +36,32 @@ const RANGE_READ_BLOCKS: usize = 8;
 /// Term frequencies of one term in one chunk, per field.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct FieldCounts {
+    /// In the names the chunk defines (its symbol's and those starting in it).
     pub name: u32,
+    /// In the file's path.
     pub path: u32,
+    /// In the chunk's text.
     pub body: u32,
 }
 
 /// One chunk in a term's postings: its frequencies and its field lengths.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Posting {
+    /// The chunk's id (its `chunks` row; negative for an overlay's chunk).
     pub chunk: i64,
+    /// How often the term occurs in each field of the chunk.
     pub tf: FieldCounts,
+    /// The chunk's field lengths in tokens, the same in all its postings:
+    /// scoring reads no chunk row.
     pub len: FieldCounts,
 }
 
 /// The terms of one chunk, ready to be posted.
 #[derive(Clone, Debug, Default)]
 pub struct ChunkTerms {
+    /// The field lengths in tokens, repeats counted.
     pub len: FieldCounts,
+    /// Each distinct term with its frequency per field, sorted by term.
     pub terms: Vec<(String, FieldCounts)>,
 }
 
@@ -187,6 +196,8 @@ pub struct PendingPostings {
 }
 
 impl PendingPostings {
+    /// Posts a new chunk's terms under id `chunk` and adds its lengths to
+    /// the collection's.
     pub fn add_chunk(&mut self, chunk: i64, terms: &ChunkTerms) {
         self.delta.add(&terms.len, 1);
         for (t, tf) in &terms.terms {
@@ -312,7 +323,10 @@ impl PendingPostings {
 /// exactly (integers) from build to build; [`CollectionStats`] derives from it.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct LengthSums {
+    /// Chunks in the collection (negative only in a delta that removes more
+    /// than it adds).
     pub chunks: i64,
+    /// Summed field lengths in tokens: names, path, body.
     pub len: [i64; 3],
 }
 
@@ -324,6 +338,7 @@ impl LengthSums {
         }
     }
 
+    /// Both sums added, field by field (the stored sums moved by a build's delta).
     pub fn plus(self, other: LengthSums) -> LengthSums {
         LengthSums {
             chunks: self.chunks + other.chunks,
@@ -331,6 +346,8 @@ impl LengthSums {
         }
     }
 
+    /// The form stored in `meta` ([`crate::Meta::LexicalSums`]): four
+    /// space-separated integers, chunks then the three field sums.
     pub fn to_meta(&self) -> String {
         format!(
             "{} {} {} {}",
@@ -338,6 +355,8 @@ impl LengthSums {
         )
     }
 
+    /// Reads [`to_meta`](Self::to_meta)'s form; `None` unless it is exactly
+    /// four integers.
     pub fn from_meta(s: &str) -> Option<LengthSums> {
         let v: Vec<i64> = s
             .split_whitespace()
@@ -352,6 +371,8 @@ impl LengthSums {
         }
     }
 
+    /// The statistics BM25F scores with: the chunk count and mean field
+    /// lengths (0 for an empty collection; a negative count counts as 0).
     pub fn collection(&self) -> CollectionStats {
         let n = self.chunks.max(0) as f64;
         let mean = |sum: i64| if n > 0.0 { sum as f64 / n } else { 0.0 };
@@ -365,13 +386,17 @@ impl LengthSums {
 /// Collection statistics for BM25: chunk count and mean field lengths.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct CollectionStats {
+    /// Chunks in the collection, the `N` of IDF.
     pub chunks: f64,
+    /// Mean field lengths in tokens per chunk: names, path, body.
     pub avg: [f64; 3],
 }
 
 /// BM25F parameters: field weights and length normalisation per field.
 #[derive(Clone, Copy, Debug)]
 pub struct Bm25Params {
+    /// Saturation of the pseudo-frequency, shared by the fields (default
+    /// 1.2): the larger, the more each repeat of a term adds.
     pub k1: f64,
     /// Weights of names, path, body.
     pub weight: [f64; 3],

@@ -56,7 +56,7 @@
 //! # Ok::<(), lode_core::Error>(())
 //! ```
 
-#![warn(missing_docs)]
+#![deny(missing_docs)]
 
 mod build;
 mod checksum;

@@ -1,6 +1,6 @@
 //! Freshness for a long-lived reader: one repository's index kept open
 //! across queries ([`LiveIndex`]), and the check that decides whether it may
-//! answer ([`LiveIndex::query`]); [`crate::refresh`] is the same for a
+//! answer ([`query`]); [`crate::refresh`] is the same for a
 //! process that answers once.
 //!
 //! Keeping it open keeps its caches (decoded postings, vectors) warm. The
@@ -50,8 +50,8 @@ impl LiveIndex {
     /// kept open through it: when that build was the only commit since, the
     /// file list and the decoded vectors and postings are read again only for
     /// the files and terms the build touched (an edit then costs its own
-    /// rows, not a read of every file row and every vector: about 20 ms of CPU
-    /// on terraform). Otherwise everything is read afresh.
+    /// rows, not a read of every file row and every vector). Otherwise
+    /// everything is read afresh.
     fn after_build(
         mut self,
         loc: &IndexLocation,

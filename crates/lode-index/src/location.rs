@@ -108,6 +108,8 @@ impl IndexLocation {
         Ok(())
     }
 
+    /// `e`, met writing in this index's cache directory, as
+    /// [`Error::CacheUnwritable`] naming the directory.
     pub fn cache_error(&self, e: std::io::Error) -> Error {
         Error::CacheUnwritable {
             path: self.dir.clone(),

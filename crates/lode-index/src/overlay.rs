@@ -226,6 +226,7 @@ impl Overlay {
         &self.files
     }
 
+    /// Whether it has no entries (no file added, edited or deleted).
     pub fn is_empty(&self) -> bool {
         self.files.is_empty()
     }
@@ -291,7 +292,8 @@ pub struct OverlayLayer {
 /// What a query's answer says about its overlay (`"overlay"` in JSON).
 #[derive(Clone, Debug, Serialize, PartialEq, Eq)]
 pub struct OverlayInfo {
-    /// The first 16 hex digits of the overlay's hash.
+    /// The first 16 hex digits of the layer's cache key: the overlay's
+    /// [`Overlay::hash`] with the index fingerprint of the config.
     pub key: String,
     /// Files with content.
     pub files: usize,
@@ -304,16 +306,22 @@ pub struct OverlayInfo {
     pub built: bool,
 }
 
+/// An overlay file with content that the indexer would skip on disk too.
 #[derive(Clone, Debug, Serialize, PartialEq, Eq)]
 pub struct SkippedFile {
+    /// Its overlay path, normalized ([`normalize_path`]).
     pub path: String,
+    /// The skip reason as `index` reports it (`binary`, `minified`,
+    /// `too_large`, `language_not_selected`, …).
     pub reason: String,
 }
 
 /// A layer ready to put over an index, and how it was obtained.
 #[derive(Clone)]
 pub struct Staged {
+    /// The parsed overlay, shared with the cache: give it to [`Index::overlay`].
     pub layer: Arc<OverlayLayer>,
+    /// What the answer reports about the overlay (`built`: parsed by this call).
     pub info: OverlayInfo,
 }
 

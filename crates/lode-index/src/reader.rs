@@ -22,6 +22,7 @@ use crate::top::best;
 /// An index opened for reading. Every read sees one committed state.
 pub struct Index {
     store: Store,
+    /// The repository root this index is of, and its cache directory.
     pub location: IndexLocation,
     stats_cache: OnceLock<LexicalStats>,
     vectors_cache: OnceLock<StoredVectors>,
@@ -196,71 +197,123 @@ const POSTINGS_CACHE_ENTRIES: usize = 4_000_000;
 /// A symbol as stored.
 #[derive(Clone, Debug, Serialize, PartialEq, Eq)]
 pub struct SymbolRow {
+    /// Its `symbols` row id (negative for an overlay's symbol); valid only
+    /// within the committed state it was read from.
     #[serde(skip)]
     pub id: i64,
+    /// The id of the symbol it is nested in, if any.
     #[serde(skip)]
     pub parent: Option<i64>,
+    /// The file it is defined in, relative to the root and `/`-separated.
     pub path: String,
+    /// The name as written, without its container.
     pub name: String,
+    /// What the definition is.
     pub kind: SymbolKind,
+    /// The qualified parent as written (`impl Config`, `class Router`).
     pub container: Option<String>,
+    /// First line of the definition (without the doc comments above it), 1-based.
     pub start_line: u32,
+    /// Last line of the definition, 1-based and inclusive.
     pub end_line: u32,
+    /// The declaration up to its body, whitespace collapsed, capped.
     pub signature: String,
+    /// The doc comment or docstring, comment markers stripped.
     pub doc: Option<String>,
 }
 
 /// A chunk as stored, with the file it is in and the symbol it belongs to.
 #[derive(Clone, Debug)]
 pub struct ChunkRow {
+    /// Its `chunks` row id, the id postings and vectors name (negative for
+    /// an overlay's chunk). An update keeps the id of an unchanged chunk.
     pub id: i64,
+    /// The file it is in, relative to the root and `/`-separated.
     pub path: String,
+    /// The file's language.
     pub lang: Language,
+    /// Why the chunk exists (a symbol, a file header, a text window, …).
     pub kind: ChunkKind,
+    /// First line, 1-based.
     pub start_line: u32,
+    /// Last line, 1-based and inclusive.
     pub end_line: u32,
+    /// Offset of its first byte in the file (bytes, not characters).
     pub start_byte: u32,
+    /// Offset one past its last byte (exclusive).
     pub end_byte: u32,
+    /// The symbol the chunk belongs to; `None` for a header, code between
+    /// definitions or a text window.
     pub symbol: Option<SymbolRow>,
 }
 
 /// A file as stored.
 #[derive(Clone, Debug, Serialize)]
 pub struct FileRow {
+    /// Its `files` row id (negative for an overlay's file).
     #[serde(skip)]
     pub id: i64,
+    /// Relative to the root, `/`-separated.
     pub path: String,
+    /// As detected from the path and the first bytes, skipped files included.
     pub lang: Language,
+    /// Size in bytes when it was indexed.
     pub size: u64,
+    /// Line count; 0 for a skipped file.
     pub lines: u32,
+    /// Why its content is not indexed (`binary`, `minified`,
+    /// `language_not_selected`, …): the row has no chunks or symbols, and
+    /// keeps the next build from reading the file again while its size and
+    /// mtime stay. `None` for an indexed file.
     pub skip_reason: Option<String>,
 }
 
 /// Counts for one language.
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct LanguageCount {
+    /// Indexed files of the language (skipped ones not counted).
     pub files: u64,
+    /// Chunks of those files.
     pub chunks: u64,
+    /// Symbols of those files.
     pub symbols: u64,
 }
 
 /// What an index holds.
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct IndexStats {
+    /// Indexed files (not those kept as rows with a skip reason).
     pub files: u64,
+    /// Chunks of every indexed file.
     pub chunks: u64,
+    /// Symbols of every indexed file.
     pub symbols: u64,
+    /// Call sites stored.
     pub calls: u64,
+    /// Imports stored, one per statement and source.
     pub imports: u64,
+    /// Counts per language name (as [`Language::as_str`]), indexed files only.
     pub by_language: BTreeMap<String, LanguageCount>,
+    /// Files not indexed, by reason: those kept as rows with a skip reason,
+    /// the last full walk's skips, and the files the last build could not
+    /// read (`unreadable`).
     pub skipped: BTreeMap<String, u64>,
+    /// Files indexed with invalid UTF-8 replaced.
     pub lossy_utf8: u64,
+    /// Files with syntax errors (what could be read was kept).
     pub parse_errors: u64,
+    /// Files the grammar could not parse at all, indexed as text.
     pub parse_failed: u64,
+    /// The last committed build's generation (0: none).
     pub generation: u64,
+    /// When the last build committed, seconds since the Unix epoch (0: unknown).
     pub built_at: u64,
+    /// How long the last build's lexical phase took, in milliseconds (the
+    /// embedding phase is apart).
     pub build_ms: f64,
+    /// The fingerprint the index was built with (see [`crate::fingerprint`]).
     pub fingerprint: String,
+    /// The lode version that last built it.
     pub lode_version: String,
     /// Chunks without a vector yet (the embedding phase has not reached them).
     pub vectors_pending: u64,
@@ -484,6 +537,7 @@ impl Index {
         &self.overlay
     }
 
+    /// The database this index reads, for its meta values and raw queries.
     pub fn store(&self) -> &Store {
         &self.store
     }
@@ -925,6 +979,8 @@ impl Index {
         Ok(out)
     }
 
+    /// What the index holds, every row counted (for `lode status`; a build
+    /// reports its own kept counts instead).
     pub fn stats(&self) -> Result<IndexStats> {
         stats(&self.store)
     }

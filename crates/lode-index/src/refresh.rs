@@ -23,7 +23,13 @@ pub enum Freshness {
     Refreshed(BuildReport),
     /// Files changed, but another process holds the writer lock: the answer
     /// comes from the last committed index.
-    Stale { changed: usize, reason: String },
+    Stale {
+        /// Files the stat pass found changed or gone.
+        changed: usize,
+        /// Why the answer is from the last index, for the user (names the
+        /// process that holds the lock).
+        reason: String,
+    },
 }
 
 impl Freshness {
@@ -48,10 +54,15 @@ impl Freshness {
 
 /// What a refresh may do.
 pub struct RefreshOptions<'a> {
+    /// The repository's configuration; an index built under another
+    /// (its fingerprint differs) is rebuilt.
     pub config: &'a Config,
     /// Skip the stat pass and answer from the index as it is.
     pub no_refresh: bool,
+    /// Progress of a build the refresh runs: `(files done, files to parse)`.
     pub progress: Option<&'a (dyn Fn(usize, usize) + Sync)>,
+    /// One-line notes for the user (why a rebuild happens, an embedding
+    /// phase that stopped).
     pub note: &'a dyn Fn(&str),
     /// How much of the embedding phase runs before the query answers: after
     /// a build, or to go on with chunks an earlier one left without vectors.
@@ -59,6 +70,8 @@ pub struct RefreshOptions<'a> {
 }
 
 impl<'a> RefreshOptions<'a> {
+    /// A full refresh: the stat pass, a build when something changed and
+    /// the whole embedding phase; no progress, no notes.
     pub fn new(config: &'a Config) -> RefreshOptions<'a> {
         RefreshOptions {
             config,
@@ -313,16 +326,24 @@ fn resume_embedding(loc: &IndexLocation, index: &Index, opts: &RefreshOptions) -
 #[derive(Clone, Debug, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "lowercase", tag = "state")]
 pub enum IndexState {
+    /// No index yet (and no build under way).
     Absent,
+    /// A process holds the writer lock: building or updating the index.
     Building {
+        /// The process id the lock file holds, or `unknown`.
         pid: String,
     },
+    /// Up to date: built under this config, and no file differs by size or mtime.
     Ready,
+    /// The next query updates or rebuilds the index.
     Stale {
+        /// Files changed or gone since the last build; every indexed file
+        /// when the config changed (the next build rebuilds them all).
         changed_files: usize,
     },
     /// Data in it cannot be read: the next build makes it again.
     Damaged {
+        /// What could not be read, as the open reported it.
         reason: String,
     },
 }

@@ -12,13 +12,18 @@ use crate::reader::{Index, SYMBOL_COLUMNS, SymbolRow, named, symbol_row};
 /// A call site as stored.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct CallRow {
+    /// The file the call is in, relative to the root and `/`-separated.
     pub path: String,
+    /// The file's language (the graph resolves names by its rules).
     pub lang: Language,
     /// The innermost symbol around the call (its id), if any.
     #[serde(skip)]
     pub caller: Option<i64>,
+    /// The name called as written, without its receiver (`load` in `cfg.load()`).
     pub callee: String,
+    /// The receiver text of a `receiver.callee(…)` call (capped).
     pub receiver: Option<String>,
+    /// The first line of the call expression, 1-based.
     pub line: u32,
 }
 
@@ -29,6 +34,7 @@ pub struct ImportRow {
     pub source: String,
     /// The names it brings into scope, when the syntax lists them.
     pub names: Vec<String>,
+    /// The first line of the import statement, 1-based.
     pub line: u32,
 }
 

@@ -18,7 +18,7 @@ const MIN_ID_SLOTS: usize = 64;
 const MAX_ID_SLOTS: usize = 1024;
 
 /// At most this many chunk rows (a few hundred bytes each) stay cached per
-/// open index: every chunk of a repository the size of terraform (28,600).
+/// open index: every chunk of a large repository.
 const CACHED_ROWS: usize = 200_000;
 
 /// The rows of `ids` that exist, in no particular order.

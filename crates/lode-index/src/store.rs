@@ -92,7 +92,7 @@ CREATE TABLE vectors (file_id INTEGER PRIMARY KEY, ids BLOB NOT NULL, data BLOB 
 "#;
 
 /// A write-ahead log larger than this after a commit is checkpointed and
-/// truncated (see [`Store::settle_wal`]): it bounds what every new process's
+/// truncated (see `Store::settle_wal`): it bounds what every new process's
 /// first connection reads to rebuild the log's index. A lower limit costs
 /// more `fsync`s per update (each checkpoint syncs the log and the database);
 /// the trade is measured in docs/benchmarks.md ("No checkpoint on close").
@@ -110,9 +110,14 @@ pub type Manifest = HashMap<String, ManifestEntry, foldhash::fast::RandomState>;
 /// A file as the index last saw it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ManifestEntry {
+    /// Its `files` row id.
     pub id: i64,
+    /// Size in bytes, as the build that last wrote the row found it.
     pub size: u64,
+    /// Modification time in nanoseconds since the Unix epoch, found with `size`.
     pub mtime_ns: i64,
+    /// blake3 of the content last read (all zeros when the stored one is
+    /// not 32 bytes).
     pub hash: [u8; 32],
 }
 
@@ -216,13 +221,13 @@ impl Store {
             .map_err(|e| sql_err(&self.path, e))?;
         // Reads through a memory map of the database (up to 1 GiB), not a
         // `pread` into SQLite's cache per page: a cold hybrid query reads
-        // every vector (terraform: 2,400 pages), 40 -> 32 ms.
+        // every vector page (docs/benchmarks.md).
         // The last connection to close would otherwise checkpoint the WAL
         // (copy it into the database and fsync it: a cost for every process
         // that wrote). Instead a writer checkpoints and truncates the log once
         // it passes WAL_LIMIT_BYTES (`settle_wal`), which bounds what the
         // first connection of every new process reads to recover the log's
-        // index (a cold query paid ~4 ms of CPU with a 10 MB WAL); SQLite's
+        // index; SQLite's
         // automatic checkpoint is off, as it cannot do that across processes.
         self.conn
             .set_db_config(DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, true)
@@ -230,18 +235,22 @@ impl Store {
             .map_err(|e| sql_err(&self.path, e))
     }
 
+    /// The database file.
     pub fn path(&self) -> &Path {
         &self.path
     }
 
+    /// The SQLite connection, for reads outside the store's own queries.
     pub fn connection(&self) -> &Connection {
         &self.conn
     }
 
+    /// The value of `key` in the `meta` table; `None` when it was never set.
     pub fn meta(&self, key: Meta) -> Result<Option<String>> {
         crate::meta::get(&self.conn, key).map_err(|e| sql_err(&self.path, e))
     }
 
+    /// Sets `key` to `value` in the `meta` table, outside any transaction.
     pub fn set_meta(&self, key: Meta, value: &str) -> Result<()> {
         crate::meta::set(&self.conn, key, value).map_err(|e| sql_err(&self.path, e))
     }
@@ -310,8 +319,7 @@ impl Store {
     /// first connection of a new process rebuilds the log's index from the
     /// file and no longer knows which frames were copied back, so it appends
     /// instead of starting the log over, and every later commit copied the
-    /// whole ever-growing log again (terraform, 30 one-file updates: a
-    /// 14 MB log, 1,140 pages rewritten and 5,400 log reads per update).
+    /// whole ever-growing log again (measured in docs/benchmarks.md).
     fn settle_wal(&self) {
         let mut wal = self.path.clone().into_os_string();
         wal.push("-wal");

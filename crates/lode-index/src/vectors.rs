@@ -61,6 +61,7 @@ pub struct VectorSpec {
     /// The model's id (the built-in or local model's content hash, or
     /// `<backend>:<model name>` for a server).
     pub model: String,
+    /// Dimensions of a vector; 0 for a server not asked yet ([`intended`]).
     pub dim: usize,
     /// `int8`, `f32` or `binary`.
     pub encoding: String,
@@ -116,6 +117,9 @@ pub struct VectorChange {
 }
 
 impl VectorChange {
+    /// Compares the stored spec and query prefix with the current ones. No
+    /// stored spec (an older lode's index) counts as a changed model; a
+    /// dimension of 0 on either side is not compared.
     pub fn between(
         stored: Option<&VectorSpec>,
         stored_query_prefix: &str,
@@ -476,6 +480,7 @@ pub fn for_index(stored: &VectorSpec) -> Result<Vectors, String> {
 }
 
 impl Vectors {
+    /// What this model's vectors are, as an index built with it stores.
     pub fn spec(&self) -> &VectorSpec {
         &self.spec
     }

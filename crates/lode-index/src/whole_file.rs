@@ -18,7 +18,10 @@ use crate::reader::{Filter, Index, named};
 /// Parameters of whole-file BM25.
 #[derive(Clone, Copy, Debug)]
 pub struct FileBm25Params {
+    /// Saturation of a file's pseudo-frequency (default 1.2).
     pub k1: f64,
+    /// Length normalisation of the names and body by the file's length in
+    /// tokens (default 0.75); path tokens are not normalised.
     pub b: f64,
     /// How much a path token counts against one in a name or the body.
     pub path_weight: f64,
@@ -40,8 +43,12 @@ impl Default for FileBm25Params {
 /// A file's whole-file score.
 #[derive(Clone, Debug, PartialEq)]
 pub struct FileScore {
+    /// Relative to the root, `/`-separated.
     pub path: String,
+    /// The file's language.
     pub lang: Language,
+    /// BM25 summed over the query's weighted terms: above 0, comparable only
+    /// within one query.
     pub score: f64,
 }
 

@@ -1,8 +1,8 @@
 //! The quick stat pass: proving the set of files unchanged without walking.
 //!
 //! A full walk lists every directory and matches every entry against the
-//! ignore rules; on a large tree that is most of a refresh (terraform: 2,572
-//! directories, ≈55 ms, about what `rg --files` takes). But a directory's
+//! ignore rules; on a large tree that is most of a refresh (about what
+//! `rg --files` takes; docs/benchmarks.md). But a directory's
 //! mtime changes whenever an entry is added to it, removed or renamed, and
 //! the rules only change when an ignore file does. So a full walk records a
 //! [`Snapshot`] — every directory it entered with its mtime, and the files
@@ -207,8 +207,7 @@ pub fn same_tree(root: &Path, snapshot: &Snapshot) -> bool {
 /// files whose size or mtime is not what the index recorded, with their
 /// size and mtime now (`only_changed`: the others are as recorded); `None`
 /// when one is gone or outgrew the size cap. Listing only those spares
-/// cloning and sorting every path (5,099 on terraform) for a diff that
-/// finds one.
+/// cloning and sorting every path for a diff that finds one.
 pub fn stat_indexed<R: Recorded + Sync, S: BuildHasher + Sync>(
     root: &Path,
     manifest: &Manifest<R, S>,
@@ -284,7 +283,7 @@ pub fn changed_walk<R: Recorded, S: BuildHasher>(
     files.sort_by(|a, b| a.path.cmp(&b.path));
     files.dedup_by(|a, b| a.path == b.path);
     // Only the written files: listing every indexed file again (and diffing
-    // them) cost ~6 ms a call on terraform (5,099 files).
+    // them) would cost more than the stat itself.
     Some(WalkReport {
         files,
         skipped,

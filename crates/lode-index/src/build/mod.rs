@@ -35,6 +35,8 @@ use write::{Writer, write_meta};
 
 /// What a build is asked to do.
 pub struct BuildOptions<'a> {
+    /// The repository's configuration: file policy, languages, embedding;
+    /// its [`fingerprint`] decides whether the index is rebuilt.
     pub config: &'a Config,
     /// Wait for another writer instead of failing with [`Error::Locked`].
     pub wait_for_lock: bool,
@@ -75,7 +77,9 @@ impl<'a> BuildOptions<'a> {
 pub struct BuildReport {
     /// Files in the index.
     pub files: u64,
+    /// Chunks in the index, of every file (not only those parsed now).
     pub chunks: u64,
+    /// Symbols in the index, of every file (not only those parsed now).
     pub symbols: u64,
     /// Files read and parsed by this build.
     pub parsed: u64,
@@ -91,12 +95,16 @@ pub struct BuildReport {
     pub parse_errors: u64,
     /// Files the grammar could not parse at all, indexed as text.
     pub parse_failed: u64,
+    /// Wall time of the whole build in milliseconds, the embedding phase it
+    /// ran included.
     pub elapsed_ms: f64,
     /// Why the index was built from scratch, if it was.
     pub rebuilt: Option<String>,
     /// The file list was proven from the last walk's snapshot by `stat` alone
     /// (no directory listed; see `lode_index::snapshot`).
     pub quick_walk: bool,
+    /// The generation committed ([`Meta::Generation`]); the stored one when
+    /// nothing needed writing.
     pub generation: u64,
     /// The paths whose rows this build wrote or removed (a reader that keeps
     /// decoded state across builds re-reads these; see `Index::adopt_vectors`).
@@ -132,16 +140,23 @@ pub(crate) fn fingerprint_with(config: &Config, spec: &VectorSpec) -> String {
 /// Which walked files differ from the index by size or modification time,
 /// and which indexed files are gone.
 pub struct StatDiff<'a> {
+    /// Walked files new to the index or whose size or mtime differs from its
+    /// row; their content may still be the same (the build hashes them).
     pub changed: Vec<&'a WalkedFile>,
+    /// Indexed files the walk no longer lists, as `(path, file id)`, in path
+    /// order; always empty for a walk that lists only changed files.
     pub deleted: Vec<(String, i64)>,
 }
 
 impl StatDiff<'_> {
+    /// Whether the tree is as indexed: nothing changed and nothing gone.
     pub fn is_empty(&self) -> bool {
         self.changed.is_empty() && self.deleted.is_empty()
     }
 }
 
+/// Compares `walk` with the index's file list by size and mtime alone: no
+/// file is read or hashed (the build does that for the files it returns).
 pub fn stat_diff<'a>(walk: &'a WalkReport, manifest: &Manifest) -> StatDiff<'a> {
     let mut known = 0;
     let changed = walk
