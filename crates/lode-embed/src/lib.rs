@@ -41,29 +41,13 @@
 //! # Ok::<(), lode_embed::Error>(())
 //! ```
 //!
-//! # Why an own loader (measured)
+//! # Why an own loader
 //!
-//! The alternative was the `model2vec-rs` crate (0.4.0). Its leanest working feature set
-//! is `default-features = false, features = ["local-only", "fancy-regex"]`: with
-//! `local-only` alone its `tokenizers` 0.21 dependency stops at a `compile_error!` that
-//! wants a regex backend, and `fancy-regex` also turns on `esaxx_fast` (C++). Both
-//! options were built in fresh target directories, release profile, on this 2-core
-//! machine while other builds ran (load average about 3.5, so CPU time is the steadier
-//! figure), and run on the built-in model and 1,000 code snippets (20-line windows of
-//! Rust source, 707 characters on average; the rayon batch path was not compared, the
-//! machine had no idle core):
+//! The alternative was the `model2vec-rs` crate. Measured side by side (docs/benchmarks.md,
+//! "An own model2vec loader"), this crate gives identical vectors at the same speed with a
+//! fifth of the build time and a third of the dependency tree.
 //!
-//! | | `model2vec-rs` | this crate |
-//! |---|---|---|
-//! | crates in the dependency tree | 88 | 32 (new to the workspace: `unicode-normalization`, `tinyvec`, `unicode_categories`) |
-//! | clean release build, wall / CPU | 3 min 21 s / 4 min 21 s | 43 s / 54 s |
-//! | stripped binary over a `serde_json`-only baseline (436 KB) | +4.1 MB | +0.5 MB, plus 8.0 MB for the built-in model |
-//! | load from a directory (min of 5, over runs) | 22–42 ms | 24–27 ms; [`StaticModel::builtin`] 16–20 ms then (3.0–3.6 ms of CPU since it is prepared at compile time) |
-//! | 1,000 snippets, one thread (best of 5, over runs) | 26–37 ms | 27–33 ms |
-//! | vectors | identical: max \|difference\| 0.0 over 1,000 × 256 values | |
-//!
-//! Same vectors, same speed, a fifth of the build time and an eighth of the code; the
-//! cost is this crate's ~1,200 lines (with docs) and one tokenizer pipeline: BERT WordPiece
+//! The cost is this crate's ~1,200 lines (with docs) and one tokenizer pipeline: BERT WordPiece
 //! (`BertNormalizer` + `BertPreTokenizer` + `WordPiece`), which is what model2vec
 //! distills from BERT-family teachers and what the English `potion` models use. A model
 //! with another tokenizer (Unigram, BPE) fails to load with one line naming its
