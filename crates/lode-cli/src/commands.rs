@@ -3,7 +3,7 @@
 use std::io::Write;
 
 use lode_core::{Error, Result};
-use lode_index::diagnostics::note_hits;
+use lode_diagnostics::note_hits;
 use lode_index::{BuildOptions, Filter};
 use lode_search::{GrepOptions, SearchOptions, render};
 use serde::Serialize;

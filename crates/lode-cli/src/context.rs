@@ -312,7 +312,7 @@ pub fn select_model(common: &Common, config: &Config) -> Result<Option<String>> 
     }
     let note = lode_index::vectors::configure(&embed, model_dir);
     if note.is_some() {
-        lode_index::diagnostics::note_fallback("model");
+        lode_diagnostics::note_fallback("model");
     }
     Ok(note)
 }
@@ -326,7 +326,7 @@ fn fetch_hub_model(
     let model = parsed.map_err(Error::BadConfig)?;
     let cache = match &common.cache_dir {
         Some(dir) => dir.clone(),
-        None => lode_index::default_cache_base()?,
+        None => lode_core::default_cache_base()?,
     };
     let base = std::env::var("LODE_HF_ENDPOINT")
         .ok()

@@ -1,12 +1,12 @@
 //! The diagnostics record of one `lode` query command
-//! (`lode_index::diagnostics`): the tally begins before the command runs,
+//! (`lode_diagnostics`): the tally begins before the command runs,
 //! the command and the refresh note what they know, and one record is
 //! appended when it ends — if the user config switched the log on.
 
 use std::time::Instant;
 
 use lode_core::Config;
-use lode_index::diagnostics::{self, DiagnosticsLog, Record};
+use lode_diagnostics::{self as diagnostics, DiagnosticsLog, Record};
 use serde_json::Value;
 
 use crate::cli::{Command, Common};

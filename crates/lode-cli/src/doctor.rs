@@ -6,8 +6,8 @@ use std::fmt::Write;
 use std::time::Instant;
 
 use lode_core::{Config, Result};
+use lode_diagnostics::{self as diagnostics, CommandMetrics};
 use lode_index::IndexState;
-use lode_index::diagnostics::{self, CommandMetrics};
 use serde::Serialize;
 use serde_json::Value;
 

@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 
 use clap::Args;
 use lode_core::{Error, Result};
+use lode_diagnostics::{note_fallback, note_hits};
 use lode_gather::{AskOptions, GatherInput, Gathered, Gatherer, GraphCache, GraphState};
-use lode_index::diagnostics::{note_fallback, note_hits};
 use lode_search::{SearchOptions, SearchResults, render};
 use serde::Serialize;
 

@@ -3,8 +3,8 @@
 use std::path::Path;
 
 use lode_core::Result;
+use lode_diagnostics::note_hits;
 use lode_graph::{Direction, MapOptions, Resolver, find_symbol, render};
-use lode_index::diagnostics::note_hits;
 
 use crate::cli::GraphDirection;
 use crate::commands::{emit, filter};

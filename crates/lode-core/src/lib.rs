@@ -23,6 +23,7 @@
 
 #![deny(missing_docs)]
 
+mod cache;
 mod config;
 pub mod endpoint;
 mod error;
@@ -33,6 +34,7 @@ mod record;
 pub mod shown;
 mod span;
 
+pub use cache::{cache_base, default_cache_base};
 pub use config::{
     Config, DiagnosticsConfig, EmbedBackend, EmbedConfig, EmbedEncoding, FilePolicy, IndexConfig,
     McpConfig,

@@ -634,7 +634,7 @@ fn switch_to_builtin(
     (opts.note)(&format!(
         "embedding endpoint failed while indexing ({reason}); this build uses the built-in model"
     ));
-    crate::diagnostics::note_fallback("embed");
+    lode_diagnostics::note_fallback("embed");
     if loc.current_db().as_deref() != Some(store.path()) {
         return Ok(None); // a rebuild replaced this database
     }

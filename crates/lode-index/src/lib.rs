@@ -37,9 +37,8 @@
 //! - [`overlay`] puts files a session holds but has not written (new,
 //!   edited, deleted) over an open [`Index`] for one query, parsed as the
 //!   indexer would and cached by their hash; the database is never written.
-//! - [`diagnostics`] is the opt-in query log in the cache directory (what a
-//!   query did, never what it asked unless the user says so), and the
-//!   metrics `lode doctor` reads from it.
+//! - Refreshes note what they did (files refreshed, fallbacks) in the
+//!   opt-in query log of `lode-diagnostics`.
 //!
 //! ```no_run
 //! use lode_core::Config;
@@ -61,7 +60,6 @@
 mod build;
 mod checksum;
 mod counts;
-pub mod diagnostics;
 pub mod embed;
 pub mod lexical;
 pub mod live;
@@ -84,7 +82,7 @@ pub use build::{
 };
 pub use embed::{EmbedOptions, EmbedPhase, EmbedReport, Stopped, embed};
 pub use live::LiveIndex;
-pub use location::{EmbedLock, IndexLocation, WriterLock, default_cache_base, mark_damaged};
+pub use location::{EmbedLock, IndexLocation, WriterLock, mark_damaged};
 pub use lode_walk::{SkipReason, WalkReport, WalkedFile, content_reason, snapshot, walk};
 pub use meta::Meta;
 pub use reader::{ChunkRow, FileRow, Filter, Index, IndexStats, LanguageCount, SymbolRow};

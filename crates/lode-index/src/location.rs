@@ -32,7 +32,7 @@ impl IndexLocation {
             return Err(Error::NotADirectory(root.to_path_buf()));
         }
         let root = root.canonicalize().map_err(|e| Error::io(root, e))?;
-        let base = cache_base(cache_dir)?;
+        let base = lode_core::cache_base(cache_dir)?;
         let name: String = root
             .file_name()
             .map(|n| {
@@ -195,31 +195,6 @@ pub fn mark_damaged(db: &Path, reason: &str) {
         reason.replace('\n', " ")
     );
     let _ = std::fs::write(dir.join(DAMAGED), text);
-}
-
-/// The cache base: `explicit` (`--cache-dir`), else the default below.
-pub(crate) fn cache_base(explicit: Option<&Path>) -> Result<PathBuf> {
-    match explicit {
-        Some(b) => Ok(b.to_path_buf()),
-        None => default_cache_base(),
-    }
-}
-
-/// The cache base when no `--cache-dir` is given: `$LODE_CACHE_DIR`,
-/// `$XDG_CACHE_HOME/lode` or `~/.cache/lode`.
-pub fn default_cache_base() -> Result<PathBuf> {
-    if let Some(dir) = std::env::var_os("LODE_CACHE_DIR").filter(|v| !v.is_empty()) {
-        return Ok(PathBuf::from(dir));
-    }
-    if let Some(dir) = std::env::var_os("XDG_CACHE_HOME").filter(|v| !v.is_empty()) {
-        return Ok(PathBuf::from(dir).join("lode"));
-    }
-    if let Some(home) = std::env::var_os("HOME").filter(|v| !v.is_empty()) {
-        return Ok(PathBuf::from(home).join(".cache").join("lode"));
-    }
-    Err(Error::BadConfig(
-        "no cache directory: set LODE_CACHE_DIR or pass --cache-dir".into(),
-    ))
 }
 
 /// The lock held by the process that writes an index's files, chunks and

@@ -89,7 +89,7 @@ impl<'a> RefreshOptions<'a> {
 /// there is one); an index that is merely out of date is updated, or, when
 /// another process is writing it, answered from as it is with [`Freshness::Stale`].
 pub fn refresh(loc: &IndexLocation, opts: &RefreshOptions) -> Result<(Index, Freshness)> {
-    crate::diagnostics::note_root(&loc.id());
+    lode_diagnostics::note_root(&loc.id());
     let (index, freshness) = refresh_inner(loc, opts)?;
     note(&freshness);
     Ok((index, freshness))
@@ -107,7 +107,7 @@ pub fn refresh_and<T>(
     opts: &RefreshOptions,
     f: impl Fn(&Index) -> Result<T>,
 ) -> Result<(Index, T, Freshness)> {
-    crate::diagnostics::note_root(&loc.id());
+    lode_diagnostics::note_root(&loc.id());
     let (index, freshness) = match check(loc, opts, Some(&f))? {
         Checked::Fresh(index, Some(answer)) => return Ok((*index, answer?, Freshness::Fresh)),
         checked => finish(loc, opts, checked)?,
@@ -202,8 +202,8 @@ fn finish<T>(
 /// Counts a refresh in the diagnostics log.
 fn note(freshness: &Freshness) {
     match freshness {
-        Freshness::Refreshed(r) => crate::diagnostics::note_refreshed(r.parsed + r.deleted),
-        Freshness::Stale { .. } => crate::diagnostics::note_fallback("refresh_skipped_locked"),
+        Freshness::Refreshed(r) => lode_diagnostics::note_refreshed(r.parsed + r.deleted),
+        Freshness::Stale { .. } => lode_diagnostics::note_fallback("refresh_skipped_locked"),
         Freshness::Fresh => {}
     }
 }
@@ -221,7 +221,7 @@ pub fn refresh_walked(
     walked: lode_walk::WalkReport,
     changed: usize,
 ) -> Result<(Index, Freshness)> {
-    crate::diagnostics::note_root(&loc.id());
+    lode_diagnostics::note_root(&loc.id());
     let (index, freshness) = update(loc, opts, walked, changed, false)?;
     note(&freshness);
     Ok((index, freshness))
@@ -251,7 +251,7 @@ pub fn update_walked(
     changed: usize,
     kept: Option<(&crate::store::Manifest, u64)>,
 ) -> Result<Freshness> {
-    crate::diagnostics::note_root(&loc.id());
+    lode_diagnostics::note_root(&loc.id());
     let build = BuildOptions {
         manifest: kept,
         ..build_options(opts, false)

@@ -72,7 +72,7 @@ pub fn capped<T: Items>(
     notes: &[String],
     max_chars: usize,
 ) -> Answer {
-    lode_index::diagnostics::note_hits(full.len());
+    lode_diagnostics::note_hits(full.len());
     let fits = |a: &Answer| {
         a.text.chars().count() <= max_chars && a.json.to_string().chars().count() <= max_chars
     };

@@ -227,8 +227,8 @@ impl Repos {
             if checked.reopened {
                 repo.opens.fetch_add(1, Ordering::Relaxed);
             } else {
-                lode_index::diagnostics::note_root(&repo.location.id());
-                lode_index::diagnostics::note_cache_hit();
+                lode_diagnostics::note_root(&repo.location.id());
+                lode_diagnostics::note_cache_hit();
             }
             // Checked now; or reopened after a commit the watcher cannot see
             // (the embedding phase, another process's build) while the tree

@@ -3,7 +3,7 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use lode_index::diagnostics::{self, DiagnosticsLog, Record};
+use lode_diagnostics::{self as diagnostics, DiagnosticsLog, Record};
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, Implementation, ListToolsResult,

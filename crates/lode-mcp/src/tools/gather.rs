@@ -66,10 +66,10 @@ fn run(call: Call) -> Result<Answer, ToolError> {
     notes.extend(dense_notes);
     notes.extend(config_note.iter().cloned());
     if config_note.is_some() {
-        lode_index::diagnostics::note_fallback("gather_config");
+        lode_diagnostics::note_fallback("gather_config");
     }
     for cause in &gathered.fallback {
-        lode_index::diagnostics::note_fallback(&format!("gather:{cause}"));
+        lode_diagnostics::note_fallback(&format!("gather:{cause}"));
     }
     Ok(scope.answer(&call, Pack { results, gathered }, notes))
 }

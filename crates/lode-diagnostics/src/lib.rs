@@ -9,7 +9,7 @@
 //!   or a key.
 //! - A [`Tally`] collects a call's figures while it runs, per thread:
 //!   [`begin`] starts one, the code that knows a figure notes it
-//!   ([`note_refreshed`] in [`crate::refresh`], [`note_hits`] where results
+//!   ([`note_refreshed`] in `lode_index::refresh`, [`note_hits`] where results
 //!   are counted, …), [`finish`] takes it. Noting with no tally begun does
 //!   nothing, so library code notes without knowing who listens.
 //! - [`DiagnosticsLog`] appends records: one `write` on an `O_APPEND` file
@@ -21,7 +21,7 @@
 //!   metrics for `lode doctor`.
 //!
 //! ```
-//! use lode_index::diagnostics::{self, DiagnosticsLog, Record};
+//! use lode_diagnostics::{self as diagnostics, DiagnosticsLog, Record};
 //! let cache = tempfile::tempdir()?;
 //! let mut config = lode_core::DiagnosticsConfig::default();
 //! assert!(DiagnosticsLog::open(&config, Some(cache.path())).is_none(), "off by default");
@@ -35,6 +35,8 @@
 //! assert_eq!((metrics[0].command.as_str(), metrics[0].count), ("search", 1));
 //! # Ok::<(), std::io::Error>(())
 //! ```
+
+#![deny(missing_docs)]
 
 use std::cell::RefCell;
 use std::collections::BTreeMap;
@@ -181,7 +183,8 @@ pub struct DiagnosticsLog {
 
 impl DiagnosticsLog {
     /// The log as configured, or `None` when it is off (or no cache
-    /// directory can be named). `cache_base` as for `IndexLocation::resolve`.
+    /// directory can be named). `cache_base` is `--cache-dir`, if given
+    /// ([`lode_core::cache_base`]).
     pub fn open(config: &DiagnosticsConfig, cache_base: Option<&Path>) -> Option<DiagnosticsLog> {
         if !config.enabled() {
             return None;
@@ -270,7 +273,7 @@ impl DiagnosticsLog {
 
 /// Where the log of this cache lives (`None`: no cache directory can be named).
 pub fn log_path(cache_base: Option<&Path>) -> Option<PathBuf> {
-    crate::location::cache_base(cache_base)
+    lode_core::cache_base(cache_base)
         .ok()
         .map(|base| base.join(FILE_NAME))
 }
