@@ -82,9 +82,10 @@ mod tests {
 
     /// Flips one bit of the `data` blob of each row of `table`, its rows
     /// keyed by `key` (postings: by term and block; vectors: by file).
+    /// Written through the page-checking VFS, so that the pages hold and the
+    /// blobs' own checks are what is tested.
     fn flip(loc: &IndexLocation, table: &str, key: &str) {
-        let db = loc.current_db().unwrap();
-        let conn = rusqlite::Connection::open(db).unwrap();
+        let conn = crate::open_database(&loc.current_db().unwrap()).unwrap();
         let rows: Vec<(String, Vec<u8>)> = conn
             .prepare(&format!("SELECT {key}, data FROM {table}"))
             .unwrap()

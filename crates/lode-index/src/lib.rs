@@ -66,6 +66,7 @@ pub mod live;
 mod location;
 mod meta;
 pub mod overlay;
+mod pagecheck;
 mod reader;
 mod refresh;
 mod relations;
@@ -91,5 +92,5 @@ pub use refresh::{
     update_walked,
 };
 pub use relations::{CallRow, ImportRow};
-pub use store::{Manifest, ManifestEntry, SCHEMA_VERSION, Store, WAL_LIMIT_BYTES};
+pub use store::{Manifest, ManifestEntry, SCHEMA_VERSION, Store, WAL_LIMIT_BYTES, open_database};
 pub use whole_file::{DenseFiles, FileBm25Params, FileScore};

@@ -14,7 +14,7 @@ use rusqlite::config::DbConfig;
 use rusqlite::{Connection, OpenFlags, OptionalExtension};
 
 /// Bump when the schema changes; an index of another version is rebuilt.
-pub const SCHEMA_VERSION: u32 = 7;
+pub const SCHEMA_VERSION: u32 = 8;
 
 const SCHEMA: &str = r#"
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -159,7 +159,14 @@ pub struct Store {
 impl Store {
     /// Creates a new, empty database at `path` (which must not exist).
     pub fn create(path: &Path) -> Result<Store> {
-        let conn = Connection::open(path).map_err(|e| sql_err(path, e))?;
+        let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
+            | OpenFlags::SQLITE_OPEN_CREATE
+            | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        let conn = connect(path, flags)?;
+        // Before the first write: every page then ends in its check.
+        if crate::pagecheck::vfs_name().is_some() {
+            crate::pagecheck::reserve_on_create(&conn).map_err(|e| sql_err(path, e))?;
+        }
         let store = Store {
             conn,
             path: path.to_path_buf(),
@@ -194,7 +201,7 @@ impl Store {
     pub(crate) fn open_any_schema(path: &Path) -> Result<Store> {
         // Readers open read-write too: WAL readers need the shared-memory file.
         let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
-        let conn = Connection::open_with_flags(path, flags).map_err(|e| sql_err(path, e))?;
+        let conn = connect(path, flags)?;
         let store = Store {
             conn,
             path: path.to_path_buf(),
@@ -338,6 +345,28 @@ impl Store {
     pub fn checkpoint(&self) {
         let _ = self.conn.execute_batch("PRAGMA wal_checkpoint(TRUNCATE);");
     }
+}
+
+/// A read-write connection to the index database at `path`, opened as lode
+/// opens it: through the VFS that checks every page. A tool (or a test) that
+/// writes an index database must write through this: pages written by
+/// SQLite's own VFS (a plain `sqlite3` session, a checkpoint on its close)
+/// lack their checks, and the index then counts as damaged and is rebuilt.
+pub fn open_database(path: &Path) -> Result<Connection> {
+    connect(
+        path,
+        OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )
+}
+
+/// A connection to the database at `path` through the page-checking VFS
+/// ([`crate::pagecheck`]), or SQLite's own where that is not available.
+fn connect(path: &Path, flags: OpenFlags) -> Result<Connection> {
+    match crate::pagecheck::vfs_name() {
+        Some(vfs) => Connection::open_with_flags_and_vfs(path, flags, vfs),
+        None => Connection::open_with_flags(path, flags),
+    }
+    .map_err(|e| sql_err(path, e))
 }
 
 /// Maps an SQLite failure to a lode error: a full or read-only disk is a

@@ -790,7 +790,7 @@ fn a_damaged_index_is_rebuilt_not_reported_forever() {
     repo.ok(&["index"]);
     let fresh_map = repo.ok(&["map"]);
     let db = repo.database();
-    let conn = rusqlite::Connection::open(&db).unwrap();
+    let conn = lode_index::open_database(&db).unwrap();
     conn.execute("UPDATE symbols SET start_line = 'not a number'", [])
         .unwrap();
     drop(conn);

@@ -496,7 +496,7 @@ fn a_server_failing_after_some_batches_leaves_only_built_in_vectors() {
     // Every stored vector has the built-in model's size: none of the server's stayed.
     let dir = repo.index_dir();
     let current = std::fs::read_to_string(dir.join("CURRENT")).unwrap();
-    let conn = rusqlite::Connection::open(dir.join(current.trim())).unwrap();
+    let conn = lode_index::open_database(&dir.join(current.trim())).unwrap();
     let sizes: Vec<(usize, usize)> = conn
         .prepare("SELECT length(ids) / 8, length(data) FROM vectors")
         .unwrap()

@@ -100,7 +100,7 @@ fn an_index_from_another_version_is_rebuilt_with_a_note() {
     let current = std::fs::read_to_string(dir.join("CURRENT")).unwrap();
     let db = dir.join(current.trim());
     {
-        let conn = rusqlite::Connection::open(&db).unwrap();
+        let conn = lode_index::open_database(&db).unwrap();
         conn.execute_batch("UPDATE meta SET value = '0.0.1' WHERE key = 'lode_version'; UPDATE meta SET value = 'old' WHERE key = 'fingerprint';")
             .unwrap();
     }
@@ -127,7 +127,7 @@ fn an_index_of_another_schema_is_rebuilt_with_a_note_naming_both() {
     let dir = repo.index_dir();
     let current = std::fs::read_to_string(dir.join("CURRENT")).unwrap();
     {
-        let conn = rusqlite::Connection::open(dir.join(current.trim())).unwrap();
+        let conn = lode_index::open_database(&dir.join(current.trim())).unwrap();
         conn.execute_batch("UPDATE meta SET value = '1' WHERE key = 'schema_version';")
             .unwrap();
     }

@@ -859,7 +859,7 @@ async fn project_config_warnings_are_said_once() {
 async fn a_damaged_index_is_rebuilt_by_the_call_that_meets_it() {
     let repo = Repo::fixture("shop");
     repo.ok(&["index"]);
-    let conn = rusqlite::Connection::open(repo.database()).unwrap();
+    let conn = lode_index::open_database(&repo.database()).unwrap();
     conn.execute("UPDATE symbols SET start_line = 'not a number'", [])
         .unwrap();
     drop(conn);

@@ -569,7 +569,7 @@ fn stale_rows_and_changed_files_do_not_break_the_walk() {
     let db = index.store().path().to_path_buf();
     drop(index);
     // A symbol row gone while call rows still name it as their caller.
-    let conn = rusqlite::Connection::open(&db).unwrap();
+    let conn = lode_index::open_database(&db).unwrap();
     let n = conn
         .execute("DELETE FROM symbols WHERE name = 'backoff_delay'", [])
         .unwrap();

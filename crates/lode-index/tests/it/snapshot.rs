@@ -358,7 +358,7 @@ fn a_build_that_finds_nothing_changed_commits_nothing() {
 /// and fingerprint stay readable.
 fn break_file_list(f: &Fixture) {
     let current = fs::read_to_string(f.loc.dir.join("CURRENT")).unwrap();
-    let conn = rusqlite::Connection::open(f.loc.dir.join(current.trim())).unwrap();
+    let conn = lode_index::open_database(&f.loc.dir.join(current.trim())).unwrap();
     conn.execute_batch("ALTER TABLE files RENAME COLUMN hash TO hash_gone;")
         .unwrap();
 }
