@@ -122,7 +122,8 @@ def kill_trials(lode, tree, n, rng):
         if r.returncode == 0 and got == want:
             ok += 1
         else:
-            failures.append("kill %d: exit %d, answers %s" % (i, r.returncode, "differ" if got != want else "same"))
+            differ = [" ".join(PROBES[k][:2]) for k, (g, w) in enumerate(zip(got, want)) if g != w]
+            failures.append("kill %d: exit %d, answers %s" % (i, r.returncode, differ or "same"))
         shutil.rmtree(cache, ignore_errors=True)
         shutil.rmtree(fresh, ignore_errors=True)
     return ok, failures
