@@ -8,7 +8,10 @@
 //! `load_ci` is 8 × 100 calls. The full 8 × 1,000 is `load_full`, ignored
 //! by default: `cargo test -p lode-cli --test it -- mcp_load:: --ignored
 //! --nocapture` (figures in docs/benchmarks.md). `LODE_LOAD_CALLS=N`
-//! overrides the per-client count of either.
+//! overrides the per-client count of either, `LODE_LOAD_CLIENTS=N` the
+//! number of clients, and `LODE_LOAD_TREE=DIR` runs on a copy of another
+//! tree: its calls are then made from what a first search finds there, and
+//! checked for an answer rather than for the fixture's.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::process::Stdio;
@@ -24,6 +27,13 @@ use serde_json::{Value, json};
 const CLIENTS: usize = 8;
 const TOOLS: [&str; 5] = ["search", "grep", "outline", "callers", "show"];
 
+fn env_count(name: &str, default: usize) -> usize {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
 fn rss_kib(pid: u32) -> u64 {
     std::fs::read_to_string(format!("/proc/{pid}/status"))
         .ok()
@@ -36,7 +46,38 @@ fn rss_kib(pid: u32) -> u64 {
         .unwrap_or(0)
 }
 
-/// Call `i` of a client: its tool, arguments, and what the answer must show.
+/// What a client's calls ask: the fixture's, with the answers they must
+/// show, or what a first search of another tree found there.
+#[derive(Clone)]
+enum Calls {
+    Shop,
+    Found { file: String, symbol: String },
+}
+
+impl Calls {
+    /// Call `i`: its tool, arguments, and what the answer must show.
+    fn call(&self, i: usize) -> (&'static str, Value, fn(&Value) -> bool) {
+        match self {
+            Calls::Shop => mixed_call(i),
+            Calls::Found { file, symbol } => {
+                let answered: fn(&Value) -> bool = |s| s.is_object();
+                let (tool, args) = match i % TOOLS.len() {
+                    0 => (
+                        "search",
+                        json!({"query": "spawn a blocking task", "top_k": 5}),
+                    ),
+                    1 => ("grep", json!({"pattern": format!("fn {symbol}\\b")})),
+                    2 => ("outline", json!({"path": file})),
+                    3 => ("callers", json!({"symbol": symbol, "path": file})),
+                    _ => ("show", json!({"symbol": symbol, "path": file})),
+                };
+                (tool, args, answered)
+            }
+        }
+    }
+}
+
+/// Call `i` of a client on the fixture: its tool, arguments, and what the answer must show.
 fn mixed_call(i: usize) -> (&'static str, Value, fn(&Value) -> bool) {
     match i % TOOLS.len() {
         0 => (
@@ -80,6 +121,7 @@ async fn markers_seen(peer: &Peer<RoleClient>) -> BTreeSet<(String, String)> {
 }
 
 struct Figures {
+    clients: usize,
     calls: usize,
     changes: usize,
     elapsed: Duration,
@@ -98,8 +140,9 @@ fn percentile(sorted: &[Duration], p: usize) -> Duration {
 
 fn report(f: &mut Figures) {
     eprintln!(
-        "{} calls by {CLIENTS} clients and {} file changes in {:.2} s ({:.0} calls/s)",
+        "{} calls by {} clients and {} file changes in {:.2} s ({:.0} calls/s)",
         f.calls,
+        f.clients,
         f.changes,
         f.elapsed.as_secs_f64(),
         f.calls as f64 / f.elapsed.as_secs_f64()
@@ -134,11 +177,17 @@ fn report(f: &mut Figures) {
 }
 
 async fn run_load(default_calls: usize) -> Figures {
-    let calls_per_client = std::env::var("LODE_LOAD_CALLS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default_calls);
-    let repo = Repo::fixture("shop");
+    let calls_per_client = env_count("LODE_LOAD_CALLS", default_calls);
+    let clients = env_count("LODE_LOAD_CLIENTS", CLIENTS);
+    let tree = std::env::var_os("LODE_LOAD_TREE");
+    let repo = match &tree {
+        Some(dir) => {
+            let repo = Repo::empty();
+            lode_test_support::copy_dir(std::path::Path::new(dir), repo.root());
+            repo
+        }
+        None => Repo::fixture("shop"),
+    };
     repo.write("src/gen/keep.py", "def marker_0():\n    return 0\n");
     let mut cmd = repo.command(&["mcp"]);
     cmd.stderr(Stdio::null());
@@ -147,21 +196,47 @@ async fn run_load(default_calls: usize) -> Figures {
     let client = ().serve(transport).await.expect("initialize");
     let peer = client.peer().clone();
 
+    let calls = match tree {
+        None => Calls::Shop,
+        Some(_) => {
+            // The first call indexes; its best function hit gives the others.
+            let r = call(
+                &peer,
+                "search",
+                json!({"query": "spawn a blocking task", "top_k": 20}),
+            )
+            .await;
+            let hit = structured(&r)["hits"]
+                .as_array()
+                .and_then(|h| {
+                    h.iter()
+                        .find(|h| h["kind"] == "function" || h["kind"] == "method")
+                })
+                .cloned()
+                .expect("a function among the first hits");
+            Calls::Found {
+                file: hit["path"].as_str().unwrap().to_string(),
+                symbol: hit["symbol"].as_str().unwrap().to_string(),
+            }
+        }
+    };
     // Warm-up: the first call indexes, and each tool fills its caches once.
     for i in 0..TOOLS.len() {
-        let (tool, args, _) = mixed_call(i);
-        assert_ne!(call(&peer, tool, args).await.is_error, Some(true));
+        let (tool, args, _) = calls.call(i);
+        let r = call(&peer, tool, args.clone()).await;
+        assert_ne!(r.is_error, Some(true), "{tool} {args}: {r:?}");
     }
     let rss_start_kib = rss_kib(pid);
     let started = Instant::now();
 
-    let workers: Vec<_> = (0..CLIENTS)
+    let workers: Vec<_> = (0..clients)
         .map(|c| {
             let peer = peer.clone();
+            let calls = calls.clone();
             tokio::spawn(async move {
                 let mut latencies: Vec<(&'static str, Duration)> = Vec::new();
                 for i in 0..calls_per_client {
-                    let (tool, args, expected) = mixed_call(c + i);
+                    let (tool, args, expected) = calls.call(c + i);
                     let t = Instant::now();
                     let r = call(&peer, tool, args.clone()).await;
                     latencies.push((tool, t.elapsed()));
@@ -239,7 +314,8 @@ async fn run_load(default_calls: usize) -> Figures {
         latencies.entry(tool).or_default().push(d);
     }
     Figures {
-        calls: CLIENTS * calls_per_client,
+        clients,
+        calls: clients * calls_per_client,
         changes,
         elapsed,
         latencies,
