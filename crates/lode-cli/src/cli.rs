@@ -211,6 +211,11 @@ pub enum Command {
         #[command(flatten)]
         common: Common,
     },
+    /// An index as one file to carry to another machine: write it, or install one.
+    Shard {
+        #[command(subcommand)]
+        what: ShardCommand,
+    },
     /// Tool search over a tool catalog file: rank tools for a task, measure retrieval.
     Tools {
         #[command(subcommand)]
@@ -420,4 +425,26 @@ impl ModeArgs {
 pub enum GraphDirection {
     In,
     Out,
+}
+
+/// `lode shard …`.
+#[derive(Subcommand, Debug, Clone)]
+pub enum ShardCommand {
+    /// Write the index of the root (brought up to date first) as `<hash>.lodeshard` in DIR.
+    Export {
+        /// Where the shard is written (created if need be).
+        #[arg(value_name = "DIR")]
+        dir: PathBuf,
+        #[command(flatten)]
+        common: Common,
+    },
+    /// Make a shard the index of the root: its name must be the hash of its bytes, and
+    /// it must have been built with this lode, config and model.
+    Import {
+        /// The `<hash>.lodeshard` file.
+        #[arg(value_name = "FILE")]
+        file: PathBuf,
+        #[command(flatten)]
+        common: Common,
+    },
 }

@@ -8,7 +8,7 @@ use lode_index::{BuildOptions, Filter};
 use lode_search::{GrepOptions, SearchOptions, render};
 use serde::Serialize;
 
-use crate::cli::{BenchCommand, Command, Common};
+use crate::cli::{BenchCommand, Command, Common, ShardCommand};
 use crate::context::{Context, Progress};
 
 pub fn wants_json(cmd: &Command) -> bool {
@@ -45,6 +45,9 @@ fn common(cmd: &Command) -> &Common {
             what: crate::cli::BenchCommand::Learn { common, .. },
         } => common,
         Command::Tools { what } => what.common(),
+        Command::Shard {
+            what: ShardCommand::Export { common, .. } | ShardCommand::Import { common, .. },
+        } => common,
     }
 }
 
@@ -217,7 +220,37 @@ fn run_once(cmd: Command) -> Result<u8> {
             crate::eval::eval(ctx, &cases, top_k, misses)
         }
         Command::Tools { what } => crate::tools::run(what),
+        Command::Shard { what } => shard(what),
     }
+}
+
+/// `lode shard export|import`.
+fn shard(what: ShardCommand) -> Result<u8> {
+    match what {
+        ShardCommand::Export { dir, common } => {
+            let ctx = Context::new(common, None, None)?;
+            let info = lode_index::shard::export(&ctx.open_fresh()?, &dir)?;
+            emit(&ctx, "shard export", &info, || shard_text("wrote", &info));
+        }
+        ShardCommand::Import { file, common } => {
+            let ctx = Context::new(common, None, None)?;
+            let info = lode_index::shard::install(&ctx.location, &file, &ctx.config)?;
+            emit(&ctx, "shard import", &info, || {
+                shard_text("installed", &info)
+            });
+        }
+    }
+    Ok(0)
+}
+
+fn shard_text(verb: &str, info: &lode_index::shard::ShardInfo) -> String {
+    format!(
+        "{verb} {} ({:.1} MiB, generation {}, built by lode {})\n",
+        info.path.display(),
+        info.bytes as f64 / 1048576.0,
+        info.generation,
+        info.lode_version
+    )
 }
 
 /// `lode bench …`: the benchmark harnesses.

@@ -71,6 +71,7 @@ mod reader;
 mod refresh;
 mod relations;
 mod rows;
+pub mod shard;
 mod store;
 pub mod tokens;
 mod top;

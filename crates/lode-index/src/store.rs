@@ -359,6 +359,15 @@ pub fn open_database(path: &Path) -> Result<Connection> {
     )
 }
 
+/// A read-only connection to the database at `path`, with no pragma run
+/// and nothing written (a shard's file stays byte for byte as it was).
+pub(crate) fn open_read_only(path: &Path) -> Result<Connection> {
+    connect(
+        path,
+        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )
+}
+
 /// A connection to the database at `path` through the page-checking VFS
 /// ([`crate::pagecheck`]), or SQLite's own where that is not available.
 fn connect(path: &Path, flags: OpenFlags) -> Result<Connection> {

@@ -390,3 +390,33 @@ fn a_model_that_cannot_be_used_falls_back_to_the_built_in_one() {
         );
     }
 }
+
+/// A shard exported from one checkout and imported into another answers
+/// there without parsing any file again; a damaged one is refused.
+#[test]
+fn a_shard_carries_an_index_to_another_checkout() {
+    let built = Repo::fixture("shop");
+    let shards = tempfile::tempdir().unwrap();
+    let out = built.ok(&["shard", "export", shards.path().to_str().unwrap(), "--json"]);
+    let info: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let file = info["path"].as_str().unwrap().to_string();
+    assert!(file.ends_with(&format!("{}.lodeshard", info["hash"].as_str().unwrap())));
+
+    let other = Repo::fixture("shop");
+    other.ok(&["shard", "import", &file]);
+    let report: serde_json::Value = serde_json::from_str(&other.ok(&["index", "--json"])).unwrap();
+    assert_eq!(report["parsed"], 0, "{report}");
+    assert!(
+        other
+            .ok(&["search", "Cart"])
+            .starts_with("src/shop/cart.py:8-27  class Cart")
+    );
+
+    let mut bytes = std::fs::read(&file).unwrap();
+    let mid = bytes.len() / 2;
+    bytes[mid] ^= 1;
+    std::fs::write(&file, bytes).unwrap();
+    let out = other.run(&["shard", "import", &file]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("damaged"));
+}
