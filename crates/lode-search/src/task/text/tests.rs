@@ -1,0 +1,99 @@
+use super::*;
+
+/// Fixtures: `tests/task/*.txt`, each beside the `.expected` JSON of its
+/// parse. `UPDATE_EXPECT=1` rewrites the expectations; review the diff.
+#[test]
+fn task_texts_parse_as_expected() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/task");
+    let update = std::env::var_os("UPDATE_EXPECT").is_some();
+    let mut inputs: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "txt"))
+        .collect();
+    inputs.sort();
+    assert!(inputs.len() >= 8, "fixtures in {}", dir.display());
+    let mut failures = Vec::new();
+    for input in inputs {
+        let text = std::fs::read_to_string(&input).unwrap();
+        let mut parsed = TaskText::parse(&text);
+        parsed.prose.clear(); // the prose is the input less the rest
+        let mut actual = serde_json::to_string_pretty(&parsed).unwrap();
+        actual.push('\n');
+        let expected_path = input.with_extension("expected");
+        if update {
+            std::fs::write(&expected_path, &actual).unwrap();
+            continue;
+        }
+        let expected = std::fs::read_to_string(&expected_path).unwrap_or_default();
+        if expected != actual {
+            failures.push(format!(
+                "{}: parse differs from {} (UPDATE_EXPECT=1 to rewrite)\n{actual}",
+                input.display(),
+                expected_path.display()
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn short_queries_are_not_tasks_and_issues_are() {
+    for q in [
+        "how are HTTP redirects followed",
+        "Session.request",
+        "how DSL protocols define layout anchor properties like left, top, edges, and center for views and guides",
+    ] {
+        assert!(!TaskText::is_task_shaped(q), "{q}");
+    }
+    for q in [
+        "Sum of the elements of an identity matrix is zero.\nI think this is a bug.\n\nI created a matrix by M.T * M.",
+        "Traceback (most recent call last):\n  File \"a.py\", line 3, in <module>",
+        "The parser drops the last token. It happens for every input that ends in a comment, which breaks the formatter.",
+    ] {
+        assert!(TaskText::is_task_shaped(q), "{q}");
+    }
+}
+
+#[test]
+fn code_words_weigh_more_than_prose_and_repetition_saturates() {
+    let t = TaskText::parse(
+        "The method fails when builtin_str is applied.\nmethod method method method method",
+    );
+    let terms: HashMap<String, f64> = t.terms(&TermWeights::default()).into_iter().collect();
+    assert!(terms["builtin_str"] > terms["method"], "{terms:?}");
+    // Six occurrences count 1 + ln 6 ≈ 2.8 times one, not six times.
+    let w = TermWeights::default();
+    assert!((terms["method"] - w.prose * (1.0 + 6f64.ln())).abs() < 1e-9);
+    assert!(terms["builtin"] > 0.0 && terms["str"] > 0.0);
+}
+
+#[test]
+fn a_pasted_line_of_code_is_code_and_a_sentence_is_not() {
+    for code in [
+        "method = builtin_str(method)",
+        "x.subs({1: 1.0})",
+        "assert parse(\"a\") == [1, 2]",
+    ] {
+        assert!(looks_like_statement(code), "{code}");
+    }
+    for prose in [
+        "I am using python3.4 and neutronclient (2.3.9) with requests (2.4.3).",
+        "It fails when the list (of items) is empty",
+        "See the docs",
+    ] {
+        assert!(!looks_like_statement(prose), "{prose}");
+    }
+    let t = TaskText::parse(
+        "A problem\nIn sessions.py is a command:\n\nmethod = builtin_str(method)\nConverts method.",
+    );
+    assert_eq!(t.code, ["method = builtin_str(method)"]);
+}
+
+#[test]
+fn a_long_text_is_read_up_to_the_bound() {
+    let long = "word ".repeat(MAX_TASK_BYTES);
+    let t = TaskText::parse(&format!("{long}\nsrc/late.py"));
+    assert!(t.paths.is_empty());
+    assert!(t.prose.len() <= MAX_TASK_BYTES + 1);
+}
