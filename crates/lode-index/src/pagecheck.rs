@@ -229,6 +229,17 @@ fn from_header(header: &[u8]) -> Checked {
     }
 }
 
+/// What a read or write at `offset` shows of the header: page 1 carries the
+/// reserve, so reading or writing it says whether the file's pages are checked.
+fn saw(f: &mut CheckedFile, offset: i64, bytes: &[u8]) {
+    if f.main_db && offset == 0 {
+        match from_header(bytes) {
+            Checked::Unknown => {}
+            known => f.checked = known,
+        }
+    }
+}
+
 unsafe extern "C" fn x_read(
     file: *mut ffi::sqlite3_file,
     buf: *mut c_void,
@@ -245,10 +256,7 @@ unsafe extern "C" fn x_read(
             return rc;
         }
         let bytes = std::slice::from_raw_parts(buf.cast::<u8>(), amt as usize);
-        let f = shim(file);
-        if f.main_db && offset == 0 && f.checked == Checked::Unknown {
-            f.checked = from_header(bytes);
-        }
+        saw(shim(file), offset, bytes);
         if whole_page(amt, offset) && is_checked(file) && !page_ok(bytes) {
             return ffi::SQLITE_IOERR_DATA;
         }
@@ -275,10 +283,7 @@ unsafe extern "C" fn x_write(
             return IOERR;
         };
         let bytes = std::slice::from_raw_parts(buf.cast::<u8>(), amt as usize);
-        let f = shim(file);
-        if f.main_db && offset == 0 && bytes.len() >= HEADER_LEN {
-            f.checked = from_header(bytes);
-        }
+        saw(shim(file), offset, bytes);
         if whole_page(amt, offset) && is_checked(file) {
             let mut page = bytes.to_vec();
             let sum = page_sum(&page);

@@ -213,6 +213,22 @@ mod tests {
         let err = install(&loc, &info.path, &narrow).unwrap_err().to_string();
         assert!(err.contains("another"), "{err}");
         assert!(Index::open(&loc).is_ok());
+        // Named by its bytes, but of another schema: refused, said why.
+        let other = tmp.path().join("other.db");
+        fs::copy(&info.path, &other).unwrap();
+        crate::open_database(&other)
+            .unwrap()
+            .execute(
+                "UPDATE meta SET value = '1' WHERE key = 'schema_version'",
+                [],
+            )
+            .unwrap();
+        let renamed = tmp
+            .path()
+            .join(format!("{}.{EXTENSION}", hash_file(&other).unwrap()));
+        fs::rename(&other, &renamed).unwrap();
+        let err = install(&loc, &renamed, &config).unwrap_err().to_string();
+        assert!(err.contains("schema version"), "{err}");
         // Not named as a shard.
         let plain = tmp.path().join("index.db");
         fs::copy(&info.path, &plain).unwrap();

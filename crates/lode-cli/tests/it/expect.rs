@@ -126,19 +126,21 @@ fn scrub_line(line: &str) -> String {
 }
 
 fn is_date(w: &str) -> bool {
-    let b = w.as_bytes();
-    b.len() == 10
-        && b[4] == b'-'
-        && b[7] == b'-'
-        && w.replace('-', "").bytes().all(|c| c.is_ascii_digit())
+    digits_apart(w, "dddd-dd-dd")
 }
 
 fn is_clock(w: &str) -> bool {
-    let b = w.as_bytes();
-    b.len() == 8
-        && b[2] == b':'
-        && b[5] == b':'
-        && w.replace(':', "").bytes().all(|c| c.is_ascii_digit())
+    digits_apart(w, "dd:dd:dd")
+}
+
+/// Whether `w` has the shape of `pattern`: a digit at each `d`, the same
+/// character elsewhere.
+fn digits_apart(w: &str, pattern: &str) -> bool {
+    w.len() == pattern.len()
+        && w.bytes().zip(pattern.bytes()).all(|(c, p)| match p {
+            b'd' => c.is_ascii_digit(),
+            p => c == p,
+        })
 }
 
 fn indexed_shop() -> Repo {
