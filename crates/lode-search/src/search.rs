@@ -224,11 +224,17 @@ fn query_mode(index: &Index, query: &str, opts: &SearchOptions) -> Result<Search
 const RRF_K: f64 = 60.0;
 
 /// Weighted reciprocal-rank fusion of the lexical and dense rankings (scaled
-/// by 100 for readable scores).
+/// by 100 for readable scores). Equal scores share the rank of the first of
+/// them: the order among ties follows chunk ids, which an updated index and a
+/// fresh build of one tree number differently.
 pub(crate) fn fuse(lexical: &[(i64, f64)], dense: &[(i64, f64)], semantic_weight: f64) -> Scores {
     let mut out = Scores::default();
     for (list, weight) in [(lexical, 1.0 - semantic_weight), (dense, semantic_weight)] {
-        for (rank, (id, _)) in list.iter().enumerate() {
+        let mut rank = 0;
+        for (i, (id, score)) in list.iter().enumerate() {
+            if i == 0 || list[i - 1].1.total_cmp(score).is_ne() {
+                rank = i;
+            }
             *out.entry(*id).or_default() += 100.0 * weight / (RRF_K + rank as f64 + 1.0);
         }
     }
@@ -278,5 +284,17 @@ mod tests {
         // Top lexical beats top dense when the lexical side weighs more.
         assert!(fused[&1] > fused[&4]);
         assert_eq!(fused.len(), 4);
+    }
+
+    #[test]
+    fn tied_scores_fuse_alike_whatever_their_order() {
+        let lexical = [(1, 9.0), (2, 5.0), (3, 5.0)];
+        let dense = [(3, 0.9), (4, 0.5), (5, 0.5), (2, 0.1)];
+        let fused = fuse(&lexical, &dense, 0.4);
+        let swapped = fuse(&[(1, 9.0), (3, 5.0), (2, 5.0)], &dense, 0.4);
+        assert_eq!(fused[&2].to_bits(), swapped[&2].to_bits());
+        assert_eq!(fused[&4].to_bits(), fused[&5].to_bits());
+        // A tie takes the first rank of its run, and the next score its own.
+        assert!(fused[&2] > 100.0 * 0.4 / (RRF_K + 4.0) + 100.0 * 0.6 / (RRF_K + 3.0));
     }
 }
