@@ -264,6 +264,49 @@ unsafe extern "C" fn x_read(
     }
 }
 
+/// Writes the check of every page of the closed database at `path`, when
+/// its header reserves room for them. A database written through the shim
+/// before its first page reached the disk (`VACUUM INTO` spilling its cache
+/// writes page 1 last) has pages the shim could not know to check; pages
+/// already checked are rewritten unchanged.
+pub(crate) fn seal(path: &std::path::Path) -> std::io::Result<()> {
+    use std::io::{Read, Seek, SeekFrom, Write};
+    let mut file = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(path)?;
+    let mut header = [0u8; HEADER_LEN];
+    if file.read_exact(&mut header).is_err() || from_header(&header) != Checked::Yes {
+        return Ok(());
+    }
+    let size = match u16::from_be_bytes([header[16], header[17]]) {
+        1 => 65_536,
+        n => n as usize,
+    };
+    if !whole_page(size as c_int, 0) {
+        return Ok(());
+    }
+    file.seek(SeekFrom::Start(0))?;
+    let mut page = vec![0u8; size];
+    let mut offset = 0u64;
+    loop {
+        match file.read_exact(&mut page) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => break,
+            Err(e) => return Err(e),
+        }
+        if !page_ok(&page) {
+            let sum = page_sum(&page);
+            page[size - RESERVE as usize..].copy_from_slice(&sum);
+            file.seek(SeekFrom::Start(offset))?;
+            file.write_all(&page)?;
+        }
+        offset += size as u64;
+        file.seek(SeekFrom::Start(offset))?;
+    }
+    file.sync_all()
+}
+
 /// Whether a page read back holds its check. A page of zeros is one SQLite
 /// allocated and never wrote (a file grown by a later page's write).
 fn page_ok(page: &[u8]) -> bool {
@@ -498,6 +541,40 @@ mod tests {
             })
             .unwrap_err();
         assert!(err.to_string().contains("I/O"), "{err}");
+    }
+
+    #[test]
+    fn a_copy_whose_first_page_was_written_last_is_sealed_whole() {
+        // VACUUM INTO with a small cache spills pages before page 1, while the
+        // shim cannot yet know the copy's pages are checked.
+        let dir = tempfile::tempdir().unwrap();
+        let path = filled(dir.path());
+        let store = Store::open(&path).unwrap();
+        let copy = dir.path().join("copy.db");
+        store
+            .connection()
+            .execute_batch(&format!(
+                "PRAGMA cache_size = 2; VACUUM INTO '{}'",
+                copy.display()
+            ))
+            .unwrap();
+        drop(store);
+        seal(&copy).unwrap();
+        let bytes = std::fs::read(&copy).unwrap();
+        let page = u16::from_be_bytes([bytes[16], bytes[17]]) as usize;
+        for p in bytes.chunks(page) {
+            assert!(page_ok(p), "a page of the copy without its check");
+        }
+        assert_eq!(read_all(&copy), Ok(2_000));
+        // A database without the reserve is left as it is.
+        let plain = dir.path().join("plain.db");
+        rusqlite::Connection::open(&plain)
+            .unwrap()
+            .execute_batch("CREATE TABLE t (x); INSERT INTO t VALUES (1)")
+            .unwrap();
+        let before = std::fs::read(&plain).unwrap();
+        seal(&plain).unwrap();
+        assert_eq!(std::fs::read(&plain).unwrap(), before);
     }
 
     #[test]

@@ -54,6 +54,8 @@ pub fn export(index: &Index, dir: &Path) -> Result<ShardInfo> {
         .connection()
         .execute("VACUUM INTO ?1", [tmp.to_string_lossy()])
         .map_err(|e| crate::store::sql_err(store.path(), e))?;
+    // A copy larger than the cache gets page 1 last: check every page.
+    crate::pagecheck::seal(&tmp).map_err(|e| Error::io(&tmp, e))?;
     let hash = hash_file(&tmp)?;
     let path = dir.join(format!("{hash}.{EXTENSION}"));
     std::fs::rename(&tmp, &path).map_err(|e| Error::io(&path, e))?;
