@@ -57,6 +57,13 @@ pub enum Command {
         /// Walk the whole tree even when no directory changed since the last walk.
         #[arg(long)]
         rescan: bool,
+        /// The shared index cache, `nats://host:port` (default: `[remote] url` in the user
+        /// config): fetch this tree's index, or build it once for every runner.
+        #[arg(long, value_name = "URL")]
+        remote: Option<String>,
+        /// Build here without the shared cache, even when the user config names one.
+        #[arg(long, conflicts_with = "remote")]
+        no_remote: bool,
         #[command(flatten)]
         common: Common,
     },

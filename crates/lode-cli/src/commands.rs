@@ -88,8 +88,18 @@ fn run_once(cmd: Command) -> Result<u8> {
         Command::Index {
             path,
             rescan,
+            remote,
+            no_remote,
             common,
-        } => index(Context::new(common, path.as_deref(), None)?, rescan),
+        } => {
+            let ctx = Context::new(common, path.as_deref(), None)?;
+            let remote = if no_remote {
+                None
+            } else {
+                remote.or_else(|| ctx.config.remote.url.clone())
+            };
+            index(ctx, rescan, remote.as_deref())
+        }
         Command::Search {
             query,
             path,
@@ -359,7 +369,7 @@ pub(crate) fn emit<T: Serialize>(
     }
 }
 
-fn index(ctx: Context, rescan: bool) -> Result<u8> {
+fn index(ctx: Context, rescan: bool, remote: Option<&str>) -> Result<u8> {
     let bar = Progress::new();
     let progress = |done: usize, total: usize| bar.update(done, total);
     let embed_bar = Progress::embedding();
@@ -378,7 +388,28 @@ fn index(ctx: Context, rescan: bool) -> Result<u8> {
         embed_progress: Some(&embed_progress),
         manifest: None,
     };
-    let report = lode_index::build(&ctx.location, &opts)?;
+    let mut build = || lode_index::build(&ctx.location, &opts);
+    let (report, remote) = match remote {
+        None => (build()?, None),
+        Some(url) => {
+            if lode_core::has_credentials(url) {
+                return Err(Error::BadQuery(
+                    "--remote carries credentials (user:password@); name them in [remote] \
+                     of the user config (user, password_env, creds_file)"
+                        .into(),
+                ));
+            }
+            let cache = lode_remote::SharedCache {
+                url,
+                settings: &ctx.config.remote,
+                location: &ctx.location,
+                config: &ctx.config,
+                note: &note,
+            };
+            let (report, remote) = lode_remote::index(&cache, &mut build)?;
+            (report, Some(remote))
+        }
+    };
     bar.finish();
     embed_bar.finish();
     if let Some(e) = report.embedding.as_ref().filter(|e| e.pending > 0) {
@@ -395,7 +426,11 @@ fn index(ctx: Context, rescan: bool) -> Result<u8> {
             e.chunks
         ));
     }
-    emit(&ctx, "index", &report, || {
+    let answer = IndexAnswer {
+        report: &report,
+        remote: remote.as_ref(),
+    };
+    emit(&ctx, "index", &answer, || {
         let skipped: Vec<String> = report
             .skipped
             .iter()
@@ -420,9 +455,45 @@ fn index(ctx: Context, rescan: bool) -> Result<u8> {
                 report.parse_errors, report.parse_failed, report.lossy_utf8
             ));
         }
+        if let Some(r) = &remote {
+            s.push_str(&remote_text(r));
+        }
         s
     });
     Ok(0)
+}
+
+/// `lode index`'s answer: the build, and what the shared cache did.
+#[derive(Serialize)]
+struct IndexAnswer<'a> {
+    #[serde(flatten)]
+    report: &'a lode_index::BuildReport,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    remote: Option<&'a lode_remote::RemoteReport>,
+}
+
+fn remote_text(r: &lode_remote::RemoteReport) -> String {
+    let outcome = match r.outcome {
+        lode_remote::Outcome::Hit => "fetched this tree's index",
+        lode_remote::Outcome::Waited => "fetched this tree's index once another runner built it",
+        lode_remote::Outcome::Ancestor => "fetched an ancestor's index and updated it",
+        lode_remote::Outcome::Built => "built here",
+        lode_remote::Outcome::Updated => "updated the index here",
+        lode_remote::Outcome::Local => "not used",
+    };
+    let mut s = format!("remote cache: {outcome}");
+    if let Some(f) = &r.fetched {
+        s.push_str(&format!(" ({} KiB in {} ms)", f.bytes / 1024, f.ms));
+    }
+    if let Some(p) = &r.published {
+        s.push_str(&format!(
+            "; published {} KiB in {} ms",
+            p.bytes / 1024,
+            p.ms
+        ));
+    }
+    s.push('\n');
+    s
 }
 
 fn search(ctx: Context, query: &str, opts: SearchOptions) -> Result<u8> {

@@ -4,6 +4,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::{Error, Result};
 
+mod remote;
+pub use remote::RemoteConfig;
+
 /// Which files are indexed.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -334,6 +337,8 @@ pub struct Config {
     pub diagnostics: DiagnosticsConfig,
     /// `[mcp]`: limits of a long-lived `lode mcp` process (user config only).
     pub mcp: McpConfig,
+    /// `[remote]`: the shared index cache (user config only).
+    pub remote: RemoteConfig,
 }
 
 /// Limits of a long-lived `lode mcp` process (user config only: they bound
@@ -355,13 +360,14 @@ impl Config {
         for (key, url) in [
             ("embed.endpoint", &config.embed.endpoint),
             ("gather.endpoint", &config.gather.endpoint),
+            ("remote.url", &config.remote.url),
         ] {
             if url.as_deref().is_some_and(has_credentials) {
                 // Refused, not redacted: a URL is shown in notes, `doctor` and
                 // MCP answers, and a secret in it would reach all of them.
                 return Err(Error::BadConfig(format!(
                     "{}: {key} carries credentials (user:password@); put the key in an \
-                     environment variable and name it with api_key_env",
+                     environment variable and name it with api_key_env (password_env for remote)",
                     origin.display()
                 )));
             }
@@ -389,6 +395,12 @@ impl Config {
         if project.mcp != McpConfig::default() {
             warnings.push(
                 "ignored [mcp] in .lode.toml: the server's limits are set in the user config only"
+                    .to_string(),
+            );
+        }
+        if project.remote != RemoteConfig::default() {
+            warnings.push(
+                "ignored [remote] in .lode.toml: the shared index cache is chosen in the user config only"
                     .to_string(),
             );
         }
@@ -465,8 +477,8 @@ fn stable_text(c: &Config) -> String {
     )
 }
 
-/// Whether an `http(s)` URL names a user or password before its host.
-fn has_credentials(url: &str) -> bool {
+/// Whether a URL (`http(s)`, `nats`, …) names a user or password before its host.
+pub fn has_credentials(url: &str) -> bool {
     let rest = url.split_once("://").map_or(url, |(_, r)| r);
     let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
     authority.contains('@')
@@ -540,6 +552,35 @@ mod tests {
             warnings[0].starts_with(&format!("ignored embed.{key} in .lode.toml")),
             "{warnings:?}"
         );
+    }
+
+    #[test]
+    fn a_project_cannot_choose_the_remote_cache() {
+        let mut user = Config::default();
+        let project = Config::from_toml(
+            "[remote]\nurl = \"nats://evil.example:4222\"\npublish = true\n",
+            Path::new("p"),
+        )
+        .unwrap();
+        let warnings = user.narrow_with(project);
+        assert_eq!(user.remote, RemoteConfig::default());
+        assert_eq!(warnings.len(), 1, "{warnings:?}");
+        assert!(warnings[0].starts_with("ignored [remote]"), "{warnings:?}");
+    }
+
+    #[test]
+    fn a_remote_url_with_credentials_is_refused() {
+        let err = Config::from_toml(
+            "[remote]\nurl = \"nats://runner:hunter2@127.0.0.1:4222\"\n",
+            Path::new("u"),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            err.contains("remote.url") && err.contains("password_env"),
+            "{err}"
+        );
+        assert!(!err.contains("hunter2"), "{err}");
     }
 
     #[test]

@@ -37,7 +37,7 @@ mod span;
 pub use cache::{cache_base, default_cache_base};
 pub use config::{
     Config, DiagnosticsConfig, EmbedBackend, EmbedConfig, EmbedEncoding, FilePolicy, IndexConfig,
-    McpConfig,
+    McpConfig, RemoteConfig, has_credentials,
 };
 pub use error::{Error, ErrorCode, Result};
 pub use language::Language;

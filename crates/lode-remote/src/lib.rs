@@ -1,0 +1,40 @@
+//! The shared index cache: prebuilt indexes of git trees, kept on NATS
+//! JetStream, so a fleet of runners builds each tree once.
+//!
+//! - [`CacheKey`]: what decides an index's content (the root's git tree,
+//!   the schema, the build fingerprint), hashed; equal keys, equal indexes.
+//! - [`Remote`]: the JetStream buckets — a catalog of [`Manifest`]s (Key-Value,
+//!   written with `create`), claims on builds (Key-Value with a time to live)
+//!   and the shards' parts (Object Store, each part hashed in the manifest).
+//! - [`index`]: `lode index --remote` — fetch this tree's shard, or wait for
+//!   the runner that claimed its build, or start from an ancestor's, then
+//!   build locally and publish; any remote failure is a note and a local build.
+//! - [`git::checkout`]: the tree, cleanliness and history of the root.
+//!
+//! ```no_run
+//! use lode_core::{Config, RemoteConfig};
+//! use lode_index::{BuildOptions, IndexLocation};
+//!
+//! let config = Config::default();
+//! let location = IndexLocation::resolve("repo".as_ref(), None)?;
+//! let cache = lode_remote::SharedCache {
+//!     url: "nats://127.0.0.1:4222",
+//!     settings: &RemoteConfig::default(),
+//!     location: &location,
+//!     config: &config,
+//!     note: &|m| eprintln!("{m}"),
+//! };
+//! let (_built, report) =
+//!     lode_remote::index(&cache, &mut || lode_index::build(&location, &BuildOptions::quiet(&config)))?;
+//! println!("{:?}", report.outcome);
+//! # Ok::<(), lode_core::Error>(())
+//! ```
+
+mod cache;
+pub mod git;
+mod key;
+mod store;
+
+pub use cache::{Outcome, RemoteReport, SharedCache, Transfer, index};
+pub use key::CacheKey;
+pub use store::{Manifest, PART_BYTES, Remote, RemoteError};
