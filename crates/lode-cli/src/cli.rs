@@ -218,6 +218,32 @@ pub enum Command {
         #[command(flatten)]
         common: Common,
     },
+    /// Queue a build of REPO (a git URL or path) at a commit for the shared index service.
+    Enqueue {
+        /// A git URL or a path the builders can clone.
+        repo: String,
+        /// The commit or ref to build.
+        #[arg(long, default_value = "HEAD")]
+        commit: String,
+        /// The NATS servers (default: `[remote] url` in the user config).
+        #[arg(long, value_name = "URL")]
+        remote: Option<String>,
+        #[command(flatten)]
+        common: Common,
+    },
+    /// Run a part of the shared index service: `builder`.
+    Serve {
+        #[command(subcommand)]
+        what: crate::remote::ServeCommand,
+    },
+    /// The repositories the shared index service has built, each at its newest commit.
+    Catalog {
+        /// The NATS servers (default: `[remote] url` in the user config).
+        #[arg(long, value_name = "URL")]
+        remote: Option<String>,
+        #[command(flatten)]
+        common: Common,
+    },
     /// An index as one file to carry to another machine: write it, or install one.
     Shard {
         #[command(subcommand)]

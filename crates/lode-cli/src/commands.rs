@@ -44,6 +44,8 @@ fn common(cmd: &Command) -> &Common {
         Command::Bench {
             what: crate::cli::BenchCommand::Learn { common, .. },
         } => common,
+        Command::Enqueue { common, .. } | Command::Catalog { common, .. } => common,
+        Command::Serve { what } => what.common(),
         Command::Tools { what } => what.common(),
         Command::Shard {
             what: ShardCommand::Export { common, .. } | ShardCommand::Import { common, .. },
@@ -231,6 +233,14 @@ fn run_once(cmd: Command) -> Result<u8> {
         }
         Command::Tools { what } => crate::tools::run(what),
         Command::Shard { what } => shard(what),
+        Command::Enqueue {
+            repo,
+            commit,
+            remote,
+            common,
+        } => crate::remote::enqueue(repo, commit, remote, &common),
+        Command::Serve { what } => crate::remote::serve(what),
+        Command::Catalog { remote, common } => crate::remote::catalog(remote, &common),
     }
 }
 

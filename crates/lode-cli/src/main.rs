@@ -17,6 +17,7 @@ mod gather;
 mod graph;
 mod learn;
 mod mcp;
+mod remote;
 mod setup;
 mod swebench;
 mod tools;

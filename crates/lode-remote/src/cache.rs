@@ -72,6 +72,19 @@ pub struct RemoteReport {
     pub waited_ms: u64,
 }
 
+impl RemoteReport {
+    fn local() -> RemoteReport {
+        RemoteReport {
+            outcome: Outcome::Local,
+            key: None,
+            tree: None,
+            fetched: None,
+            published: None,
+            waited_ms: 0,
+        }
+    }
+}
+
 /// Where the cache is and what it builds for.
 pub struct SharedCache<'a> {
     /// The NATS servers (no credentials in it).
@@ -88,27 +101,10 @@ pub fn index(
     cache: &SharedCache,
     build: &mut dyn FnMut() -> lode_core::Result<BuildReport>,
 ) -> lode_core::Result<(BuildReport, RemoteReport)> {
-    let mut report = RemoteReport {
-        outcome: Outcome::Local,
-        key: None,
-        tree: None,
-        fetched: None,
-        published: None,
-        waited_ms: 0,
+    let mut report = RemoteReport::local();
+    let Some(checkout) = read_checkout(cache, &mut report) else {
+        return Ok((build()?, report));
     };
-    let checkout = match git::checkout(&cache.location.root) {
-        Ok(c) => c,
-        Err(e) => {
-            (cache.note)(&format!("remote cache not used: {e}; building here"));
-            return Ok((build()?, report));
-        }
-    };
-    report.tree = Some(checkout.head.0.clone());
-    let fingerprint = lode_index::fingerprint(cache.config);
-    let key = checkout
-        .clean
-        .then(|| CacheKey::new(&checkout.head, &fingerprint));
-    report.key = key.as_ref().map(|k| k.as_str().to_string());
     let remote = match Remote::connect(cache.url, cache.settings) {
         Ok(r) => r,
         Err(e) => {
@@ -119,10 +115,58 @@ pub fn index(
             return Ok((build()?, report));
         }
     };
+    index_at(&remote, &checkout, cache, build, report)
+}
+
+/// As [`index`], over a connection already open (a builder's).
+pub(crate) fn index_with(
+    remote: &Remote,
+    cache: &SharedCache,
+    build: &mut dyn FnMut() -> lode_core::Result<BuildReport>,
+) -> lode_core::Result<(BuildReport, RemoteReport)> {
+    let mut report = RemoteReport::local();
+    let Some(checkout) = read_checkout(cache, &mut report) else {
+        return Ok((build()?, report));
+    };
+    index_at(remote, &checkout, cache, build, report)
+}
+
+/// The root's checkout, its tree and key noted in `report`; `None` (and a
+/// note) outside git.
+fn read_checkout(cache: &SharedCache, report: &mut RemoteReport) -> Option<Checkout> {
+    match git::checkout(&cache.location.root) {
+        Ok(checkout) => {
+            report.tree = Some(checkout.head.0.clone());
+            let fingerprint = lode_index::fingerprint(cache.config);
+            report.key = checkout.clean.then(|| {
+                CacheKey::new(&checkout.head, &fingerprint)
+                    .as_str()
+                    .to_string()
+            });
+            Some(checkout)
+        }
+        Err(e) => {
+            (cache.note)(&format!("remote cache not used: {e}; building here"));
+            None
+        }
+    }
+}
+
+fn index_at(
+    remote: &Remote,
+    checkout: &Checkout,
+    cache: &SharedCache,
+    build: &mut dyn FnMut() -> lode_core::Result<BuildReport>,
+    mut report: RemoteReport,
+) -> lode_core::Result<(BuildReport, RemoteReport)> {
+    let fingerprint = lode_index::fingerprint(cache.config);
+    let key = checkout
+        .clean
+        .then(|| CacheKey::new(&checkout.head, &fingerprint));
     let run = Run {
         cache,
-        remote: &remote,
-        checkout: &checkout,
+        remote,
+        checkout,
         fingerprint: &fingerprint,
     };
     let had_local = cache.location.current_db().is_some() && cache.location.damaged().is_none();

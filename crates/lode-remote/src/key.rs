@@ -20,6 +20,11 @@ impl CacheKey {
         CacheKey(blake3::hash(text.as_bytes()).to_hex().to_string())
     }
 
+    /// A key as stored, read back.
+    pub(crate) fn from_hex(hex: &str) -> CacheKey {
+        CacheKey(hex.to_string())
+    }
+
     /// The key as stored (64 hex digits).
     pub fn as_str(&self) -> &str {
         &self.0

@@ -10,6 +10,10 @@
 //!   the runner that claimed its build, or start from an ancestor's, then
 //!   build locally and publish; any remote failure is a note and a local build.
 //! - [`git::checkout`]: the tree, cleanliness and history of the root.
+//! - [`Job`], [`Remote::enqueue`], [`builder::serve`]: build jobs on a
+//!   JetStream work queue, deduplicated by `repo@commit`, acknowledged once
+//!   the shard is stored and the repository catalog ([`RepoEntry`], updated
+//!   by compare-and-swap, never to an older commit) names it.
 //!
 //! ```no_run
 //! use lode_core::{Config, RemoteConfig};
@@ -30,11 +34,14 @@
 //! # Ok::<(), lode_core::Error>(())
 //! ```
 
+pub mod builder;
 mod cache;
 pub mod git;
+mod jobs;
 mod key;
 mod store;
 
 pub use cache::{Outcome, RemoteReport, SharedCache, Transfer, index};
+pub use jobs::{Delivery, Enqueued, Job, Recorded, RepoEntry, repo_key};
 pub use key::CacheKey;
 pub use store::{Manifest, PART_BYTES, Remote, RemoteError};

@@ -18,6 +18,8 @@ use tokio::io::AsyncReadExt;
 
 use crate::key::CacheKey;
 
+/// Replicas of what lode creates: three on a cluster, one on a single server.
+pub(crate) const REPLICAS: [usize; 2] = [3, 1];
 /// The largest part a shard is cut into.
 pub const PART_BYTES: usize = 8 << 20;
 /// The manifest's own format.
@@ -86,16 +88,18 @@ impl std::fmt::Display for RemoteError {
 
 impl std::error::Error for RemoteError {}
 
-type Result<T> = std::result::Result<T, RemoteError>;
+pub(crate) type Result<T> = std::result::Result<T, RemoteError>;
 
-fn fail<E: std::fmt::Display>(what: &str) -> impl Fn(E) -> RemoteError + '_ {
+pub(crate) fn fail<E: std::fmt::Display>(what: &str) -> impl Fn(E) -> RemoteError + '_ {
     move |e| RemoteError::new(format!("{what}: {e}"))
 }
 
 /// A connection to the shared cache, with a private runtime so callers stay
-/// blocking.
+/// blocking (one worker thread: it keeps a job's heartbeat going while the
+/// caller builds).
 pub struct Remote {
-    rt: tokio::runtime::Runtime,
+    pub(crate) rt: tokio::runtime::Runtime,
+    pub(crate) js: jetstream::Context,
     catalog: kv::Store,
     claims: kv::Store,
     shards: object_store::ObjectStore,
@@ -107,13 +111,19 @@ impl Remote {
     /// Connects to `url` with the credentials `config` names and opens (or
     /// creates) the buckets.
     pub fn connect(url: &str, config: &RemoteConfig) -> Result<Remote> {
-        let rt = tokio::runtime::Builder::new_current_thread()
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
             .enable_all()
             .build()
             .map_err(fail("no runtime"))?;
-        let (catalog, claims, shards) = rt.block_on(async {
+        let (js, catalog, claims, shards) = rt.block_on(async {
             let options = options(config).await?;
-            let client = tokio::time::timeout(CONNECT_TIMEOUT * 2, options.connect(url))
+            let servers = url
+                .split(',')
+                .map(|s| s.trim().parse::<async_nats::ServerAddr>())
+                .collect::<std::result::Result<Vec<_>, _>>()
+                .map_err(fail("bad server URL"))?;
+            let client = tokio::time::timeout(CONNECT_TIMEOUT * 2, options.connect(servers))
                 .await
                 .map_err(|_| RemoteError::new("connecting timed out"))?
                 .map_err(fail("cannot connect"))?;
@@ -121,7 +131,7 @@ impl Remote {
             let catalog = open_kv(&js, CATALOG, Duration::ZERO).await?;
             let claims = open_kv(&js, CLAIMS, CLAIM_TTL).await?;
             let shards = open_objects(&js).await?;
-            Ok::<_, RemoteError>((catalog, claims, shards))
+            Ok::<_, RemoteError>((js, catalog, claims, shards))
         })?;
         let me = format!(
             "{}:{}",
@@ -130,6 +140,7 @@ impl Remote {
         );
         Ok(Remote {
             rt,
+            js,
             catalog,
             claims,
             shards,
@@ -277,7 +288,7 @@ fn part_name(shard: &str, i: usize) -> String {
 }
 
 /// One request, under [`REQUEST_TIMEOUT`].
-async fn bounded<T>(f: impl std::future::Future<Output = T>) -> Result<T> {
+pub(crate) async fn bounded<T>(f: impl std::future::Future<Output = T>) -> Result<T> {
     tokio::time::timeout(REQUEST_TIMEOUT, f)
         .await
         .map_err(|_| RemoteError::new("the server did not answer in time"))
@@ -314,12 +325,16 @@ async fn options(config: &RemoteConfig) -> Result<async_nats::ConnectOptions> {
 
 /// Opens a KV bucket, creating it when it is missing (replicated three ways
 /// on a cluster, once on a single server).
-async fn open_kv(js: &jetstream::Context, bucket: &str, max_age: Duration) -> Result<kv::Store> {
+pub(crate) async fn open_kv(
+    js: &jetstream::Context,
+    bucket: &str,
+    max_age: Duration,
+) -> Result<kv::Store> {
     if let Ok(Ok(store)) = tokio::time::timeout(REQUEST_TIMEOUT, js.get_key_value(bucket)).await {
         return Ok(store);
     }
     let mut last = None;
-    for replicas in [3, 1] {
+    for replicas in REPLICAS {
         let config = kv::Config {
             bucket: bucket.to_string(),
             history: 1,
@@ -344,7 +359,7 @@ async fn open_objects(js: &jetstream::Context) -> Result<object_store::ObjectSto
         return Ok(store);
     }
     let mut last = None;
-    for replicas in [3, 1] {
+    for replicas in REPLICAS {
         let config = object_store::Config {
             bucket: SHARDS.to_string(),
             num_replicas: replicas,

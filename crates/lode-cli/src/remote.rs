@@ -1,0 +1,181 @@
+//! `lode enqueue`, `lode serve builder`, `lode catalog`: the shared index
+//! service's commands (no repository root; the user config names the server).
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::Subcommand;
+use lode_core::{Config, Error, Result};
+
+use crate::cli::Common;
+use crate::context::user_config_path;
+
+/// `lode serve …`.
+#[derive(Subcommand, Debug, Clone)]
+pub enum ServeCommand {
+    /// Take build jobs from the queue: clone, build, publish the shard, record the commit;
+    /// logs one line per job start and end.
+    Builder {
+        /// The NATS servers (default: `[remote] url` in the user config).
+        #[arg(long, value_name = "URL")]
+        remote: Option<String>,
+        /// Clones and indexes kept between jobs (default: `<cache>/builder`).
+        #[arg(long, value_name = "DIR")]
+        work_dir: Option<PathBuf>,
+        /// Stop after this many jobs.
+        #[arg(long, value_name = "N")]
+        max_jobs: Option<usize>,
+        /// Stop after this many seconds without a job.
+        #[arg(long, value_name = "SECS")]
+        idle_exit: Option<u64>,
+        #[command(flatten)]
+        common: Common,
+    },
+}
+
+impl ServeCommand {
+    pub fn common(&self) -> &Common {
+        match self {
+            ServeCommand::Builder { common, .. } => common,
+        }
+    }
+}
+
+/// The user config and the server URL (`--remote`, else `[remote] url`).
+fn connect_args(common: &Common, remote: Option<String>) -> Result<(Config, String)> {
+    let config = Config::load(&user_config_path(common))?;
+    let url = remote
+        .or_else(|| config.remote.url.clone())
+        .ok_or_else(|| {
+            Error::BadQuery("no server: give --remote URL or set [remote] url".into())
+        })?;
+    if lode_core::has_credentials(&url) {
+        return Err(Error::BadQuery(
+            "--remote carries credentials (user:password@); name them in [remote] of the \
+             user config (user, password_env, creds_file)"
+                .into(),
+        ));
+    }
+    Ok((config, url))
+}
+
+fn remote_err(e: lode_remote::RemoteError) -> Error {
+    Error::BadQuery(format!("remote: {e}"))
+}
+
+fn print_json(value: &serde_json::Value) {
+    println!("{value}");
+}
+
+/// `lode enqueue REPO [--commit REV]`.
+pub fn enqueue(
+    repo: String,
+    commit: String,
+    remote: Option<String>,
+    common: &Common,
+) -> Result<u8> {
+    let (config, url) = connect_args(common, remote)?;
+    // A local path is queued as an absolute one: builders run elsewhere.
+    let repo = match std::fs::canonicalize(&repo) {
+        Ok(path) if path.is_dir() => path.to_string_lossy().into_owned(),
+        _ => repo,
+    };
+    let job = lode_remote::Job { repo, commit };
+    let server = lode_remote::Remote::connect(&url, &config.remote).map_err(remote_err)?;
+    let queued = server.enqueue(&job).map_err(remote_err)?;
+    if common.json {
+        print_json(&serde_json::json!({
+            "command": "enqueue", "repo": job.repo, "commit": job.commit,
+            "sequence": queued.sequence, "duplicate": queued.duplicate,
+        }));
+    } else {
+        let dup = if queued.duplicate {
+            " (already queued)"
+        } else {
+            ""
+        };
+        println!(
+            "queued {} as job {}{dup}",
+            lode_core::shown::field(&job.id()),
+            queued.sequence
+        );
+    }
+    Ok(0)
+}
+
+/// `lode serve builder`.
+pub fn serve(what: ServeCommand) -> Result<u8> {
+    let ServeCommand::Builder {
+        remote,
+        work_dir,
+        max_jobs,
+        idle_exit,
+        common,
+    } = what;
+    let (config, url) = connect_args(&common, remote)?;
+    let work_dir = match work_dir {
+        Some(dir) => dir,
+        None => lode_remote::builder::default_work_dir(&lode_core::cache_base(
+            common.cache_dir.as_deref(),
+        )?),
+    };
+    let json = common.json;
+    let log = |line: &lode_remote::builder::JobLog| {
+        if json {
+            print_json(&serde_json::to_value(line).unwrap_or_default());
+        } else {
+            let what = line
+                .outcome
+                .map(|o| format!(" {o:?}").to_lowercase())
+                .unwrap_or_default();
+            let err = line
+                .error
+                .as_deref()
+                .map(|e| format!(": {e}"))
+                .unwrap_or_default();
+            println!(
+                "{} {}@{}{what} ({} ms){}",
+                line.event,
+                lode_core::shown::field(&line.repo),
+                lode_core::shown::field(&line.commit),
+                line.ms,
+                lode_core::shown::field(&err)
+            );
+        }
+    };
+    let opts = lode_remote::builder::BuilderOptions {
+        url: &url,
+        settings: &config.remote,
+        config: &config,
+        work_dir: &work_dir,
+        max_jobs,
+        idle_exit: idle_exit.map(Duration::from_secs),
+        log: &log,
+        note: &|m| eprintln!("lode: {}", lode_core::shown::field(m)),
+    };
+    let done = lode_remote::builder::serve(&opts).map_err(remote_err)?;
+    if !json {
+        eprintln!("lode: builder stopped after {done} jobs");
+    }
+    Ok(0)
+}
+
+/// `lode catalog`: every repository with its newest built commit.
+pub fn catalog(remote: Option<String>, common: &Common) -> Result<u8> {
+    let (config, url) = connect_args(common, remote)?;
+    let server = lode_remote::Remote::connect(&url, &config.remote).map_err(remote_err)?;
+    let entries = server.repo_entries().map_err(remote_err)?;
+    if common.json {
+        print_json(&serde_json::json!({"command": "catalog", "repositories": entries}));
+    } else {
+        for e in &entries {
+            println!(
+                "{}  {}  {} KiB",
+                lode_core::shown::field(&e.repo),
+                &e.commit[..e.commit.len().min(12)],
+                e.bytes / 1024
+            );
+        }
+    }
+    Ok(0)
+}

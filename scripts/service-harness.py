@@ -1,0 +1,246 @@
+#!/usr/bin/env python3
+"""The shared index service's builders against a 3-node JetStream cluster.
+
+Usage: service-harness.py LODE NATS_SERVER
+
+Starts three nats-server nodes clustered on 127.0.0.1 (free ports, temporary
+stores), three `lode serve builder` processes, and enqueues 50 repositories
+(git fixtures, one of them large enough to be caught mid-build). The builder
+that starts the large one is killed with SIGKILL. Checks, each bounded in
+time:
+
+- every repository ends in the catalog exactly once, at its HEAD commit;
+- the killed job was delivered again and finished by another builder;
+- a job enqueued twice is one job (deduplicated by repo@commit);
+- an older commit enqueued later does not replace the newer one;
+- every shard in the catalog verifies: a fresh runner fetches it (`hit`),
+  parsing nothing.
+"""
+
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+REPOS = 50
+BIG_FILES = 1500
+DEADLINE = 240
+
+
+def fail(msg):
+    print(f"FAIL: {msg}", flush=True)
+    sys.exit(1)
+
+
+def check(cond, msg):
+    if not cond:
+        fail(msg)
+    print(f"ok: {msg}", flush=True)
+
+
+def free_ports(n):
+    socks = [socket.socket() for _ in range(n)]
+    for s in socks:
+        s.bind(("127.0.0.1", 0))
+    ports = [s.getsockname()[1] for s in socks]
+    for s in socks:
+        s.close()
+    return ports
+
+
+def git(cwd, *args):
+    return subprocess.run(
+        ["git", "-c", "user.email=h@h", "-c", "user.name=h", *args],
+        cwd=cwd, check=True, capture_output=True, text=True, timeout=120,
+    ).stdout.strip()
+
+
+def make_repo(root: Path, i: int, files: int):
+    (root / "src").mkdir(parents=True)
+    for f in range(files):
+        (root / "src" / f"m{f}.py").write_text(
+            f"def handler_{i}_{f}(request):\n    return request.get('k{f}')\n\n\n"
+            f"def helper_{i}_{f}():\n    return handler_{i}_{f}({{}})\n"
+        )
+    git(root, "init", "-q")
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "first")
+    (root / "src" / "m0.py").write_text(f"def changed_{i}():\n    return {i}\n")
+    git(root, "commit", "-qam", "second")
+    return git(root, "rev-parse", "HEAD")
+
+
+class Builder:
+    def __init__(self, lode, name, url, work, config):
+        self.name = name
+        self.lines = []
+        self.proc = subprocess.Popen(
+            [lode, "serve", "builder", "--json", "--remote", url, "--work-dir", str(work),
+             "--config", str(config)],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.thread = threading.Thread(target=self.read, daemon=True)
+        self.thread.start()
+
+    def read(self):
+        for line in self.proc.stdout:
+            try:
+                record = json.loads(line)
+                if "event" in record:
+                    self.lines.append(record)
+                else:
+                    print(f"{self.name}: {line.strip()[:300]}", flush=True)
+            except json.JSONDecodeError:
+                pass
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.kill()
+        self.proc.wait()
+
+
+def lode_json(argv, ok=(0,)):
+    p = subprocess.run(argv, capture_output=True, text=True, timeout=120)
+    if p.returncode not in ok:
+        fail(f"{' '.join(argv[1:3])} exited {p.returncode}: {p.stderr.strip()[:400]}")
+    return json.loads(p.stdout)
+
+
+def main():
+    if len(sys.argv) != 3:
+        print(__doc__)
+        sys.exit(2)
+    lode, nats_server = os.path.abspath(sys.argv[1]), sys.argv[2]
+    tmp = Path(tempfile.mkdtemp(prefix="lode-service-"))
+    servers, builders = [], []
+    try:
+        url = start_cluster(nats_server, tmp, servers)
+        scenario(lode, url, tmp, builders)
+    finally:
+        for b in builders:
+            b.stop()
+        for s in servers:
+            if s.poll() is None:
+                s.kill()
+            s.wait()
+        shutil.rmtree(tmp, ignore_errors=True)
+    print("service harness: all checks passed")
+
+
+def start_cluster(nats_server, tmp, servers):
+    client = free_ports(3)
+    routes = free_ports(3)
+    route_urls = ",".join(f"nats://127.0.0.1:{p}" for p in routes)
+    for i in range(3):
+        servers.append(subprocess.Popen(
+            [nats_server, "-js", "-n", f"n{i}", "-a", "127.0.0.1", "-p", str(client[i]),
+             "--cluster_name", "lode", "--cluster", f"nats://127.0.0.1:{routes[i]}",
+             "--routes", route_urls, "-sd", str(tmp / f"js{i}")],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+    return ",".join(f"nats://127.0.0.1:{p}" for p in client)
+
+
+def wait_for_jetstream(lode, url, config):
+    deadline = time.time() + 60
+    while True:
+        p = subprocess.run([lode, "catalog", "--json", "--remote", url, "--config", str(config)],
+                           capture_output=True, text=True, timeout=60)
+        if p.returncode == 0:
+            return
+        if time.time() > deadline:
+            fail(f"the cluster's JetStream did not come up: {p.stderr.strip()[:300]}")
+        time.sleep(0.5)
+
+
+def scenario(lode, url, tmp, builders):
+    config = tmp / "config.toml"
+    config.write_text("")
+    wait_for_jetstream(lode, url, config)
+    repos = {}
+    for i in range(REPOS):
+        root = tmp / "repos" / f"r{i:02}"
+        repos[str(root)] = make_repo(root, i, BIG_FILES if i == 7 else 4)
+    big = str(tmp / "repos" / "r07")
+    for n in range(3):
+        builders.append(Builder(lode, f"b{n}", url, tmp / f"work{n}", config))
+    for root in repos:
+        q = lode_json([lode, "enqueue", root, "--json", "--remote", url, "--config", str(config)])
+        check_dup = q["duplicate"]
+        if check_dup:
+            fail(f"{root}: a first enqueue was taken for a duplicate")
+    again = lode_json([lode, "enqueue", str(tmp / "repos" / "r00"), "--json", "--remote", url,
+                       "--config", str(config)])
+    check(again["duplicate"], "a job enqueued twice is one job")
+
+    # Kill the builder that starts the large repository, mid-build.
+    deadline = time.time() + DEADLINE
+    victim = None
+    while victim is None:
+        for b in builders:
+            if any(l["event"] == "start" and l["repo"] == big for l in b.lines):
+                victim = b
+        if time.time() > deadline:
+            fail("no builder started the large repository")
+        time.sleep(0.05)
+    time.sleep(0.5)
+    check(not any(l["event"] == "done" and l["repo"] == big for l in victim.lines),
+          "the large repository's builder is still at it")
+    victim.proc.send_signal(signal.SIGKILL)
+    victim.proc.wait()
+    print(f"killed builder {victim.name} mid-build", flush=True)
+
+    # Everything ends in the catalog.
+    while True:
+        entries = lode_json([lode, "catalog", "--json", "--remote", url, "--config",
+                             str(config)])["repositories"]
+        if len(entries) >= REPOS and all(e["commit"] == repos.get(e["repo"]) for e in entries):
+            break
+        if time.time() > deadline:
+            fail(f"{len(entries)} of {REPOS} repositories in the catalog after {DEADLINE} s")
+        time.sleep(1)
+    names = [e["repo"] for e in entries]
+    check(len(names) == REPOS and set(names) == set(repos),
+          "every repository is in the catalog exactly once")
+    check(all(e["commit"] == repos[e["repo"]] for e in entries), "each at its HEAD commit")
+    done = [l for b in builders for l in b.lines if l["event"] == "done"]
+    redelivered = [l for l in done if l["repo"] == big and l["delivered"] >= 2]
+    check(bool(redelivered), f"the killed job was delivered again and finished "
+          f"({[(l['repo'][-3:], l['delivered']) for l in done if l['repo'] == big]})")
+
+    # An older commit, enqueued after the newer one was built, changes nothing.
+    older = git(Path(big), "rev-parse", "HEAD~1")
+    lode_json([lode, "enqueue", big, "--commit", older, "--json", "--remote", url,
+               "--config", str(config)])
+    while not any(l["event"] == "done" and l["commit"] == older
+                  for b in builders for l in b.lines):
+        if time.time() > deadline:
+            fail("the older commit's job did not finish")
+        time.sleep(0.5)
+    line = next(l for b in builders for l in b.lines
+                if l["event"] == "done" and l["commit"] == older)
+    check(line.get("recorded") == "older", f"an older commit is built but not recorded ({line})")
+    entry = next(e for e in lode_json([lode, "catalog", "--json", "--remote", url, "--config",
+                                       str(config)])["repositories"] if e["repo"] == big)
+    check(entry["commit"] == repos[big], "the catalog keeps the newer commit")
+
+    # Every shard verifies: a fresh runner's clone fetches it and parses nothing.
+    bad = []
+    for e in entries:
+        clone = tmp / "verify" / Path(e["repo"]).name
+        git(tmp, "clone", "-q", e["repo"], str(clone))
+        got = lode_json([lode, "index", "--json", "--root", str(clone), "--cache-dir",
+                         str(tmp / "verify-cache"), "--remote", url, "--config", str(config)])
+        if got["remote"]["outcome"] != "hit" or got["parsed"] != 0 \
+                or got["remote"]["fetched"]["shard"] != e["shard"]:
+            bad.append((e["repo"], got["remote"]))
+    check(not bad, f"every shard in the catalog verifies and installs ({bad[:2]})")
+
+
+if __name__ == "__main__":
+    main()
