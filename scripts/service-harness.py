@@ -14,7 +14,12 @@ time:
 - a job enqueued twice is one job (deduplicated by repo@commit);
 - an older commit enqueued later does not replace the newer one;
 - every shard in the catalog verifies: a fresh runner fetches it (`hit`),
-  parsing nothing.
+  parsing nothing;
+- three `lode serve shard` nodes load every repository of their partitions
+  and answer `search --repo` exactly as a local index, and `--all-repos`
+  from every repository; a node killed, then a second: every partition is
+  taken over and answers are complete again; all gone: `partial`, every
+  partition missing, within the deadline.
 """
 
 import json
@@ -121,7 +126,8 @@ def main():
     servers, builders = [], []
     try:
         url = start_cluster(nats_server, tmp, servers)
-        scenario(lode, url, tmp, builders)
+        repos = scenario(lode, url, tmp, builders)
+        shard_nodes(lode, url, tmp, repos, builders)
     finally:
         for b in builders:
             b.stop()
@@ -202,7 +208,9 @@ def scenario(lode, url, tmp, builders):
         if len(entries) >= REPOS and all(e["commit"] == repos.get(e["repo"]) for e in entries):
             break
         if time.time() > deadline:
-            fail(f"{len(entries)} of {REPOS} repositories in the catalog after {DEADLINE} s")
+            odd = [l for b in builders for l in b.lines if l["event"] not in ("start", "done")]
+            fail(f"{len(entries)} of {REPOS} repositories in the catalog after {DEADLINE} s: "
+                 f"{odd[:3]}")
         time.sleep(1)
     names = [e["repo"] for e in entries]
     check(len(names) == REPOS and set(names) == set(repos),
@@ -240,6 +248,93 @@ def scenario(lode, url, tmp, builders):
                 or got["remote"]["fetched"]["shard"] != e["shard"]:
             bad.append((e["repo"], got["remote"]))
     check(not bad, f"every shard in the catalog verifies and installs ({bad[:2]})")
+    return repos
+
+
+class Node:
+    def __init__(self, lode, name, url, work, config):
+        self.name = name
+        self.proc = subprocess.Popen(
+            [lode, "serve", "shard", "--remote", url, "--name", name, "--work-dir", str(work),
+             "--config", str(config)],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.kill()
+        self.proc.wait()
+
+
+def ask(lode, url, config, *args):
+    p = subprocess.run([lode, *args, "--json", "--remote", url, "--config", str(config)],
+                       capture_output=True, text=True, timeout=60)
+    if p.returncode not in (0, 1):
+        fail(f"{' '.join(args[:2])} exited {p.returncode}: {p.stderr.strip()[:300]}")
+    return json.loads(p.stdout)
+
+
+def complete(answer, repos):
+    served = {s["repo"]: s["commit"] for s in answer["served"]}
+    return (not answer["partial"] and not answer["loading"]
+            and served == repos)
+
+
+def wait_complete(lode, url, config, repos, within, what):
+    deadline = time.time() + within
+    while True:
+        a = ask(lode, url, config, "search", "handler request", "--all-repos", "-k", "200")
+        if complete(a, repos):
+            return a
+        if time.time() > deadline:
+            fail(f"{what}: not complete after {within} s (partial {a['partial']}, "
+                 f"missing {a['missing_partitions']}, loading {len(a['loading'])}, "
+                 f"served {len(a['served'])})")
+        time.sleep(1)
+
+
+def shard_nodes(lode, url, tmp, repos, builders):
+    config = tmp / "config.toml"
+    nodes = [Node(lode, f"node-{n}", url, tmp / f"node{n}", config) for n in range(3)]
+    builders.extend(nodes)
+    start = time.time()
+    a = wait_complete(lode, url, config, repos, 180, "three shard nodes")
+    check(True, f"three shard nodes serve all {len(repos)} repositories ({time.time() - start:.0f} s)")
+    check(len({h["repo"] for h in a["hits"]}) > 20, "an --all-repos search merges many repositories")
+
+    # One repository, asked of the service, answers as a local index of its checkout.
+    r3 = str(tmp / "repos" / "r03")
+    remote = ask(lode, url, config, "search", "changed_3", "--repo", r3)
+    check(remote["hits"] and all(h["repo"] == r3 for h in remote["hits"]),
+          "search --repo answers from that repository only")
+    check(remote["hits"][0]["path"] == "src/m0.py" and remote["served"][0]["commit"] == repos[r3],
+          "its best hit is the symbol's file, at the catalog's commit")
+    local = subprocess.run([lode, "search", "changed_3", "--json", "--root", r3, "--cache-dir",
+                            str(tmp / "local-cache"), "--config", str(config)],
+                           capture_output=True, text=True, timeout=120)
+    want = [(h["path"], h["start_line"], h["end_line"], round(h["score"], 6))
+            for h in json.loads(local.stdout)["hits"]]
+    got = [(h["path"], h["start_line"], h["end_line"], round(h["score"], 6))
+           for h in remote["hits"]]
+    check(got == want, "and exactly as a local index of the same commit")
+    g = ask(lode, url, config, "grep", r"def changed_3\(", "--all-repos")
+    check(g["hits"] and {h["repo"] for h in g["hits"]} == {r3},
+          "grep --all-repos finds the one repository that defines it")
+
+    # A node killed: every partition still answers, at once or after a takeover.
+    nodes[0].stop()
+    wait_complete(lode, url, config, repos, 90, "one node killed")
+    check(True, "one node killed: all repositories still served")
+    nodes[1].stop()
+    start = time.time()
+    wait_complete(lode, url, config, repos, 180, "two nodes killed")
+    check(True, f"two nodes killed: the last one took every partition over ({time.time() - start:.0f} s)")
+    nodes[2].stop()
+    start = time.time()
+    a = ask(lode, url, config, "search", "handler request", "--all-repos")
+    took = time.time() - start
+    check(a["partial"] and len(a["missing_partitions"]) == 8,
+          f"no node left: partial, every partition missing ({a['missing_partitions']})")
+    check(took < 10, f"within the deadline ({took:.1f} s)")
 
 
 if __name__ == "__main__":

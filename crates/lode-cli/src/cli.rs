@@ -48,6 +48,27 @@ pub struct OverlayArg {
     pub overlay: Option<PathBuf>,
 }
 
+/// `--repo`/`--all-repos`: ask the shared index service's shard nodes instead of a local index.
+#[derive(Args, Debug, Clone, Default)]
+pub struct ServiceArg {
+    /// Ask the shard nodes serving this repository (its URL or path as enqueued).
+    #[arg(long, value_name = "REPO", conflicts_with = "all_repos")]
+    pub repo: Option<String>,
+    /// Ask every repository the shard nodes serve, merged.
+    #[arg(long)]
+    pub all_repos: bool,
+    /// The NATS servers (default: `[remote] url` in the user config).
+    #[arg(long, value_name = "URL")]
+    pub remote: Option<String>,
+}
+
+impl ServiceArg {
+    /// Whether the service, not a local index, is asked.
+    pub fn asked(&self) -> bool {
+        self.all_repos || self.repo.is_some()
+    }
+}
+
 #[derive(Subcommand, Debug, Clone)]
 pub enum Command {
     /// Build or update the index of a repository.
@@ -87,6 +108,8 @@ pub enum Command {
         lexical: bool,
         #[command(flatten)]
         mode: ModeArgs,
+        #[command(flatten)]
+        service: ServiceArg,
         #[command(flatten)]
         overlay: OverlayArg,
         #[command(flatten)]
@@ -141,6 +164,8 @@ pub enum Command {
         /// Only this language (repeatable).
         #[arg(long, value_name = "LANG")]
         lang: Vec<String>,
+        #[command(flatten)]
+        service: ServiceArg,
         #[command(flatten)]
         overlay: OverlayArg,
         #[command(flatten)]

@@ -110,8 +110,12 @@ fn run_once(cmd: Command) -> Result<u8> {
             lexical,
             mode,
             overlay,
+            service,
             common,
         } => {
+            if service.asked() {
+                return crate::remote::query(service, "search", &query, top_k as usize, &common);
+            }
             let ctx = Context::new(common, None, None)?.with_overlay(&overlay)?;
             let filter = filter(&ctx, path.as_deref(), &lang)?;
             search(
@@ -153,8 +157,12 @@ fn run_once(cmd: Command) -> Result<u8> {
             max_lines,
             lang,
             overlay,
+            service,
             common,
         } => {
+            if service.asked() {
+                return crate::remote::query(service, "grep", &regex, max_lines, &common);
+            }
             let ctx = Context::new(common, None, None)?.with_overlay(&overlay)?;
             let filter = filter(&ctx, path.as_deref(), &lang)?;
             grep(

@@ -31,12 +31,27 @@ pub enum ServeCommand {
         #[command(flatten)]
         common: Common,
     },
+    /// Hold partitions of the built repositories and answer `search` and `grep` with
+    /// `--repo`/`--all-repos` for them; runs until stopped.
+    Shard {
+        /// The NATS servers (default: `[remote] url` in the user config).
+        #[arg(long, value_name = "URL")]
+        remote: Option<String>,
+        /// This node's name, unique among the shard nodes (default: host name and pid).
+        #[arg(long)]
+        name: Option<String>,
+        /// Checkouts and indexes (default: `<cache>/shard-<name>`).
+        #[arg(long, value_name = "DIR")]
+        work_dir: Option<PathBuf>,
+        #[command(flatten)]
+        common: Common,
+    },
 }
 
 impl ServeCommand {
     pub fn common(&self) -> &Common {
         match self {
-            ServeCommand::Builder { common, .. } => common,
+            ServeCommand::Builder { common, .. } | ServeCommand::Shard { common, .. } => common,
         }
     }
 }
@@ -105,13 +120,24 @@ pub fn enqueue(
 
 /// `lode serve builder`.
 pub fn serve(what: ServeCommand) -> Result<u8> {
-    let ServeCommand::Builder {
-        remote,
-        work_dir,
-        max_jobs,
-        idle_exit,
-        common,
-    } = what;
+    let (remote, work_dir, max_jobs, idle_exit, common) = match what {
+        ServeCommand::Builder {
+            remote,
+            work_dir,
+            max_jobs,
+            idle_exit,
+            common,
+        } => (remote, work_dir, max_jobs, idle_exit, common),
+        ServeCommand::Shard {
+            remote,
+            name,
+            work_dir,
+            common,
+        } => {
+            return serve_shard(remote, name, work_dir, &common);
+        }
+    };
+
     let (config, url) = connect_args(&common, remote)?;
     let work_dir = match work_dir {
         Some(dir) => dir,
@@ -177,5 +203,134 @@ pub fn catalog(remote: Option<String>, common: &Common) -> Result<u8> {
             );
         }
     }
+    Ok(0)
+}
+
+/// How long the shard nodes have to answer.
+const QUERY_DEADLINE: Duration = Duration::from_secs(3);
+
+/// `lode search|grep --repo R | --all-repos`: the shard nodes' answers, merged.
+pub fn query(
+    service: crate::cli::ServiceArg,
+    command: &str,
+    text: &str,
+    top_k: usize,
+    common: &Common,
+) -> Result<u8> {
+    if text.trim().is_empty() {
+        return Err(Error::BadQuery("empty query".into()));
+    }
+    let (config, url) = connect_args(common, service.remote)?;
+    let server = lode_remote::Remote::connect(&url, &config.remote).map_err(remote_err)?;
+    let asked = lode_remote::serve::Query {
+        command: command.to_string(),
+        text: text.to_string(),
+        repo: service.repo.map(|r| match std::fs::canonicalize(&r) {
+            Ok(path) if path.is_dir() => path.to_string_lossy().into_owned(),
+            _ => r,
+        }),
+        top_k,
+    };
+    let gathered = server.scatter(&asked, QUERY_DEADLINE).map_err(remote_err)?;
+    let hits = merged_hits(&gathered, command, top_k);
+    if common.json {
+        let served: Vec<serde_json::Value> = gathered
+            .answers
+            .iter()
+            .map(|a| serde_json::json!({"repo": a.repo, "commit": a.commit}))
+            .collect();
+        print_json(&serde_json::json!({
+            "command": command,
+            "hits": hits,
+            "served": served,
+            "partial": gathered.partial,
+            "missing_partitions": gathered.missing_partitions,
+            "loading": gathered.loading,
+        }));
+    } else {
+        for h in &hits {
+            println!(
+                "{}  {}:{}-{}",
+                lode_core::shown::field(h["repo"].as_str().unwrap_or("")),
+                lode_core::shown::field(h["path"].as_str().unwrap_or("")),
+                h["start_line"],
+                h["end_line"]
+            );
+        }
+        if gathered.partial {
+            eprintln!(
+                "lode: partial: partitions {:?} did not answer in time",
+                gathered.missing_partitions
+            );
+        }
+    }
+    Ok(if hits.is_empty() { 1 } else { 0 })
+}
+
+/// Every repository's hits with its name: search's best first, cut to
+/// `top_k`; grep's groups by repository.
+fn merged_hits(
+    gathered: &lode_remote::serve::Gathered,
+    command: &str,
+    top_k: usize,
+) -> Vec<serde_json::Value> {
+    let field = if command == "grep" { "groups" } else { "hits" };
+    let mut hits: Vec<serde_json::Value> = Vec::new();
+    for a in &gathered.answers {
+        for hit in a.answer[field].as_array().into_iter().flatten() {
+            let mut hit = hit.clone();
+            hit["repo"] = serde_json::Value::String(a.repo.clone());
+            hit["commit"] = serde_json::Value::String(a.commit.clone());
+            hits.push(hit);
+        }
+    }
+    if command == "search" {
+        hits.sort_by(|a, b| {
+            let score = |h: &serde_json::Value| h["score"].as_f64().unwrap_or(0.0);
+            score(b)
+                .total_cmp(&score(a))
+                .then_with(|| a["repo"].as_str().cmp(&b["repo"].as_str()))
+                .then_with(|| a["path"].as_str().cmp(&b["path"].as_str()))
+        });
+        hits.truncate(top_k);
+    }
+    hits
+}
+
+/// `lode serve shard`.
+fn serve_shard(
+    remote: Option<String>,
+    name: Option<String>,
+    work_dir: Option<PathBuf>,
+    common: &Common,
+) -> Result<u8> {
+    let (config, url) = connect_args(common, remote)?;
+    let name = name.unwrap_or_else(|| {
+        format!(
+            "{}-{}",
+            std::env::var("HOSTNAME").unwrap_or_else(|_| "node".into()),
+            std::process::id()
+        )
+    });
+    let valid = |b: u8| b.is_ascii_alphanumeric() || b == b'-' || b == b'_';
+    if name.is_empty() || !name.bytes().all(valid) {
+        return Err(Error::BadQuery(format!(
+            "--name {}: letters, digits, - and _ only",
+            lode_core::shown::field(&name)
+        )));
+    }
+    let work_dir = match work_dir {
+        Some(dir) => dir,
+        None => lode_core::cache_base(common.cache_dir.as_deref())?.join(format!("shard-{name}")),
+    };
+    let opts = lode_remote::serve::NodeOptions {
+        url: &url,
+        settings: &config.remote,
+        config: &config,
+        name: &name,
+        work_dir: &work_dir,
+        note: &|m| eprintln!("lode: {}", lode_core::shown::field(m)),
+    };
+    lode_remote::serve::serve_node(&opts).map_err(remote_err)?;
     Ok(0)
 }

@@ -63,11 +63,19 @@ pub struct JobLog {
 }
 
 /// Why a job did not end in the catalog.
-enum JobError {
+pub(crate) enum JobError {
     /// It may work next time (the server, the disk): deliver it again.
     Retry(String),
     /// It never will (no such repository or commit).
     Drop(String),
+}
+
+impl JobError {
+    pub(crate) fn message(self) -> String {
+        match self {
+            JobError::Retry(m) | JobError::Drop(m) => m,
+        }
+    }
 }
 
 /// Runs a builder until a limit is reached; returns the jobs it finished.
@@ -198,7 +206,7 @@ fn build_job(
 
 /// Brings the builder's clone of the job's repository to its commit; returns
 /// the commit id.
-fn check_out(dir: &Path, job: &Job) -> Result<String, JobError> {
+pub(crate) fn check_out(dir: &Path, job: &Job) -> Result<String, JobError> {
     if !dir.join(".git").is_dir() {
         let _ = std::fs::remove_dir_all(dir);
         let parent = dir.parent().unwrap_or(dir);

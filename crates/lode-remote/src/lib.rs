@@ -14,6 +14,9 @@
 //!   JetStream work queue, deduplicated by `repo@commit`, acknowledged once
 //!   the shard is stored and the repository catalog ([`RepoEntry`], updated
 //!   by compare-and-swap, never to an older commit) names it.
+//! - [`serve::serve_node`], [`Remote::scatter`]: shard nodes holding
+//!   partitions of the repositories (rendezvous hashing over heartbeating
+//!   members), and the scatter-gather that asks them under a deadline.
 //!
 //! ```no_run
 //! use lode_core::{Config, RemoteConfig};
@@ -39,6 +42,7 @@ mod cache;
 pub mod git;
 mod jobs;
 mod key;
+pub mod serve;
 mod store;
 
 pub use cache::{Outcome, RemoteReport, SharedCache, Transfer, index};

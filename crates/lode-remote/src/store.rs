@@ -28,9 +28,11 @@ const MANIFEST_FORMAT: u32 = 1;
 const CATALOG: &str = "lode-cache";
 const CLAIMS: &str = "lode-claims";
 const SHARDS: &str = "lode-shards";
-/// A claim lapses after this long, so a runner that died mid-build blocks
-/// no one for longer.
-const CLAIM_TTL: Duration = Duration::from_secs(30 * 60);
+/// A claim lapses this long after its holder last renewed it, so a runner
+/// that died mid-build blocks no one for longer; the holder renews it every
+/// [`CLAIM_RENEW`] while it builds.
+const CLAIM_TTL: Duration = Duration::from_secs(20);
+const CLAIM_RENEW: Duration = Duration::from_secs(5);
 /// The most a connection attempt, or one request, may take.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(2);
 const REQUEST_TIMEOUT: Duration = Duration::from_secs(10);
@@ -100,11 +102,14 @@ pub(crate) fn fail<E: std::fmt::Display>(what: &str) -> impl Fn(E) -> RemoteErro
 pub struct Remote {
     pub(crate) rt: tokio::runtime::Runtime,
     pub(crate) js: jetstream::Context,
+    pub(crate) client: async_nats::Client,
     catalog: kv::Store,
     claims: kv::Store,
     shards: object_store::ObjectStore,
     /// This process, as it names itself in a claim.
     me: String,
+    /// The claims this process holds, each renewed by a task of its own.
+    renewing: std::sync::Mutex<std::collections::HashMap<String, tokio::task::JoinHandle<()>>>,
 }
 
 impl Remote {
@@ -116,7 +121,7 @@ impl Remote {
             .enable_all()
             .build()
             .map_err(fail("no runtime"))?;
-        let (js, catalog, claims, shards) = rt.block_on(async {
+        let (client, js, catalog, claims, shards) = rt.block_on(async {
             let options = options(config).await?;
             let servers = url
                 .split(',')
@@ -127,11 +132,11 @@ impl Remote {
                 .await
                 .map_err(|_| RemoteError::new("connecting timed out"))?
                 .map_err(fail("cannot connect"))?;
-            let js = jetstream::new(client);
+            let js = jetstream::new(client.clone());
             let catalog = open_kv(&js, CATALOG, Duration::ZERO).await?;
             let claims = open_kv(&js, CLAIMS, CLAIM_TTL).await?;
             let shards = open_objects(&js).await?;
-            Ok::<_, RemoteError>((js, catalog, claims, shards))
+            Ok::<_, RemoteError>((client, js, catalog, claims, shards))
         })?;
         let me = format!(
             "{}:{}",
@@ -139,8 +144,10 @@ impl Remote {
             std::process::id()
         );
         Ok(Remote {
+            renewing: Default::default(),
             rt,
             js,
+            client,
             catalog,
             claims,
             shards,
@@ -217,7 +224,20 @@ impl Remote {
             .rt
             .block_on(bounded(self.claims.create(key.as_str(), value)))?;
         match created {
-            Ok(_) => Ok(true),
+            Ok(_) => {
+                let claims = self.claims.clone();
+                let (name, me) = (key.as_str().to_string(), self.me.clone());
+                let renew = self.rt.spawn(async move {
+                    loop {
+                        tokio::time::sleep(CLAIM_RENEW).await;
+                        let _ = claims.put(&name, bytes::Bytes::from(me.clone())).await;
+                    }
+                });
+                if let Ok(mut held) = self.renewing.lock() {
+                    held.insert(key.as_str().to_string(), renew);
+                }
+                Ok(true)
+            }
             Err(e) if e.kind() == kv::CreateErrorKind::AlreadyExists => Ok(false),
             Err(e) => Err(fail("claim")(e)),
         }
@@ -237,6 +257,14 @@ impl Remote {
 
     /// Gives up this process's claim on `key`.
     pub fn release(&self, key: &CacheKey) {
+        if let Some(renew) = self
+            .renewing
+            .lock()
+            .ok()
+            .and_then(|mut h| h.remove(key.as_str()))
+        {
+            renew.abort();
+        }
         let _ = self.rt.block_on(bounded(self.claims.delete(key.as_str())));
     }
 

@@ -1,0 +1,401 @@
+//! Shard nodes and the scatter-gather in front of them.
+//!
+//! Repositories hash into [`PARTITIONS`] partitions. Each node heartbeats in
+//! a KV bucket whose entries live a few seconds; every node computes from
+//! the live members which partitions it holds (the [`REPLICAS`] nodes that
+//! rank highest for a partition by rendezvous hashing), so a dead node's
+//! partitions move to the next nodes as soon as its heartbeat lapses, with no
+//! coordinator. A node keeps a checkout and the installed shard of each
+//! repository of its partitions at the catalog's commit, switching to a new
+//! commit only once it is ready, and answers on `lode.q.<partition>` in a
+//! queue group, so one replica answers each request.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use futures_util::StreamExt;
+use lode_core::Config;
+use lode_index::{Index, IndexLocation, RefreshOptions};
+use serde::{Deserialize, Serialize};
+
+use crate::jobs::{Job, RepoEntry, repo_key};
+use crate::key::CacheKey;
+use crate::store::{Remote, RemoteError, Result, bounded, fail, open_kv};
+
+/// Partitions repositories are hashed into.
+pub const PARTITIONS: u32 = 8;
+/// Nodes holding each partition.
+pub const REPLICAS: usize = 2;
+const NODES: &str = "lode-nodes";
+/// A node whose heartbeat is older than this is gone.
+const NODE_TTL: Duration = Duration::from_secs(6);
+const HEARTBEAT: Duration = Duration::from_secs(2);
+/// How often a node reads the catalog and the members.
+const RESYNC: Duration = Duration::from_secs(2);
+
+/// The partition of a repository.
+pub fn partition(repo: &str) -> u32 {
+    let hash = blake3::hash(repo.as_bytes());
+    u32::from_le_bytes(hash.as_bytes()[..4].try_into().unwrap_or([0; 4])) % PARTITIONS
+}
+
+/// The partitions `node` holds among `live` nodes.
+pub fn held_by(node: &str, live: &BTreeSet<String>) -> BTreeSet<u32> {
+    (0..PARTITIONS)
+        .filter(|&p| owners(p, live).iter().any(|n| n == node))
+        .collect()
+}
+
+fn owners(partition: u32, live: &BTreeSet<String>) -> Vec<String> {
+    let mut ranked: Vec<(blake3::Hash, &String)> = live
+        .iter()
+        .map(|n| (blake3::hash(format!("{partition}\0{n}").as_bytes()), n))
+        .collect();
+    ranked.sort_by(|a, b| b.0.as_bytes().cmp(a.0.as_bytes()));
+    ranked
+        .into_iter()
+        .take(REPLICAS)
+        .map(|(_, n)| n.clone())
+        .collect()
+}
+
+/// What a node is asked.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Query {
+    /// `search` or `grep`.
+    pub command: String,
+    /// The query text or the regex.
+    pub text: String,
+    /// One repository, or every repository of the partition.
+    pub repo: Option<String>,
+    pub top_k: usize,
+}
+
+/// One repository's answer.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct RepoAnswer {
+    pub repo: String,
+    /// The commit it was served at.
+    pub commit: String,
+    /// The command's JSON answer.
+    pub answer: serde_json::Value,
+}
+
+/// A node's reply for one partition.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct PartitionAnswer {
+    pub partition: u32,
+    pub node: String,
+    pub repos: Vec<RepoAnswer>,
+    /// Repositories of the partition in the catalog that this node has not
+    /// loaded yet.
+    pub loading: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+/// The merged answer of a scatter-gather.
+#[derive(Clone, Debug, Serialize)]
+pub struct Gathered {
+    pub answers: Vec<RepoAnswer>,
+    /// Whether some partition did not answer in time.
+    pub partial: bool,
+    pub missing_partitions: Vec<u32>,
+    /// Repositories not loaded yet by the node that answered.
+    pub loading: Vec<String>,
+}
+
+fn subject(partition: u32) -> String {
+    format!("lode.q.{partition}")
+}
+
+impl Remote {
+    /// Sends `query` to the partition of `query.repo`, or to every partition,
+    /// and merges what comes back within `deadline`.
+    pub fn scatter(&self, query: &Query, deadline: Duration) -> Result<Gathered> {
+        let partitions: Vec<u32> = match &query.repo {
+            Some(repo) => vec![partition(repo)],
+            None => (0..PARTITIONS).collect(),
+        };
+        let payload: bytes::Bytes = serde_json::to_vec(query).map_err(fail("query"))?.into();
+        let replies = self
+            .rt
+            .block_on(futures_util::future::join_all(partitions.iter().map(
+                |&p| {
+                    let payload = payload.clone();
+                    async move {
+                        let asked = self.client.request(subject(p), payload);
+                        match tokio::time::timeout(deadline, asked).await {
+                            Ok(Ok(m)) => serde_json::from_slice::<PartitionAnswer>(&m.payload).ok(),
+                            _ => None,
+                        }
+                    }
+                },
+            )));
+        let mut gathered = Gathered {
+            answers: Vec::new(),
+            partial: false,
+            missing_partitions: Vec::new(),
+            loading: Vec::new(),
+        };
+        for (p, reply) in partitions.iter().zip(replies) {
+            match reply {
+                Some(r) if r.error.is_none() => {
+                    gathered.answers.extend(r.repos);
+                    gathered.loading.extend(r.loading);
+                }
+                _ => {
+                    gathered.partial = true;
+                    gathered.missing_partitions.push(*p);
+                }
+            }
+        }
+        gathered.answers.sort_by(|a, b| a.repo.cmp(&b.repo));
+        Ok(gathered)
+    }
+
+    fn live_nodes(&self) -> Result<BTreeSet<String>> {
+        self.rt.block_on(async {
+            let nodes = open_kv(&self.js, NODES, NODE_TTL).await?;
+            match bounded(nodes.keys()).await? {
+                Ok(keys) => Ok(keys.filter_map(|k| async { k.ok() }).collect().await),
+                Err(e) => Err(fail("members")(e)),
+            }
+        })
+    }
+}
+
+/// How a shard node runs.
+pub struct NodeOptions<'a> {
+    pub url: &'a str,
+    pub settings: &'a lode_core::RemoteConfig,
+    pub config: &'a Config,
+    /// This node's name among the members (unique).
+    pub name: &'a str,
+    /// Checkouts and indexes.
+    pub work_dir: &'a Path,
+    pub note: &'a dyn Fn(&str),
+}
+
+/// One repository as the node serves it.
+struct Loaded {
+    commit: String,
+    index: Index,
+}
+
+/// Runs a shard node until the process ends.
+pub fn serve_node(opts: &NodeOptions) -> Result<()> {
+    let remote = Remote::connect(opts.url, opts.settings)?;
+    let (tx, rx) = mpsc::channel::<async_nats::Message>();
+    start_heartbeat(&remote, opts.name)?;
+    let mut held: BTreeSet<u32> = BTreeSet::new();
+    let mut subscriptions: BTreeMap<u32, tokio::task::JoinHandle<()>> = BTreeMap::new();
+    let mut loaded: BTreeMap<String, Loaded> = BTreeMap::new();
+    let mut catalog: Vec<RepoEntry> = Vec::new();
+    // Loads that failed, not tried again until the catalog names another commit.
+    let mut failed: BTreeSet<(String, String)> = BTreeSet::new();
+    let mut next_sync = Instant::now();
+    loop {
+        if Instant::now() >= next_sync {
+            next_sync = Instant::now() + RESYNC;
+            match remote.live_nodes() {
+                Ok(live) => held = held_by(opts.name, &live),
+                Err(e) => (opts.note)(&format!("members: {e}")),
+            }
+            resubscribe(&remote, &held, &mut subscriptions, &tx);
+            match remote.repo_entries() {
+                Ok(entries) => catalog = entries,
+                Err(e) => (opts.note)(&format!("catalog: {e}")),
+            }
+            let mine: Vec<String> = catalog
+                .iter()
+                .filter(|e| held.contains(&partition(&e.repo)))
+                .map(|e| e.repo.clone())
+                .collect();
+            loaded.retain(|repo, _| mine.contains(repo));
+        }
+        // One repository a pass, so requests keep being answered between loads.
+        let pending = catalog.iter().find(|e| {
+            held.contains(&partition(&e.repo))
+                && loaded.get(&e.repo).is_none_or(|l| l.commit != e.commit)
+                && !failed.contains(&(e.repo.clone(), e.commit.clone()))
+        });
+        if let Some(entry) = pending {
+            match load(&remote, entry, opts) {
+                Ok(index) => {
+                    let commit = entry.commit.clone();
+                    loaded.insert(entry.repo.clone(), Loaded { commit, index });
+                }
+                Err(e) => {
+                    (opts.note)(&format!("{}: {e}", entry.repo));
+                    failed.insert((entry.repo.clone(), entry.commit.clone()));
+                }
+            }
+        }
+        let wait = if pending.is_some() {
+            Duration::ZERO
+        } else {
+            Duration::from_millis(200)
+        };
+        while let Ok(message) = rx.recv_timeout(wait) {
+            let reply = answer(&message, opts.name, &loaded, &catalog);
+            if let Some(to) = message.reply {
+                let body: bytes::Bytes = serde_json::to_vec(&reply).unwrap_or_default().into();
+                let _ = remote.rt.block_on(bounded(remote.client.publish(to, body)));
+            }
+            if Instant::now() >= next_sync {
+                break;
+            }
+        }
+    }
+}
+
+fn start_heartbeat(remote: &Remote, name: &str) -> Result<()> {
+    let nodes = remote.rt.block_on(open_kv(&remote.js, NODES, NODE_TTL))?;
+    let name = name.to_string();
+    remote.rt.spawn(async move {
+        loop {
+            let _ = nodes.put(&name, bytes::Bytes::from_static(b"up")).await;
+            tokio::time::sleep(HEARTBEAT).await;
+        }
+    });
+    Ok(())
+}
+
+/// Subscribes to the partitions held and drops the others.
+fn resubscribe(
+    remote: &Remote,
+    held: &BTreeSet<u32>,
+    subscriptions: &mut BTreeMap<u32, tokio::task::JoinHandle<()>>,
+    tx: &mpsc::Sender<async_nats::Message>,
+) {
+    subscriptions.retain(|p, task| {
+        let keep = held.contains(p);
+        if !keep {
+            task.abort();
+        }
+        keep
+    });
+    for &p in held {
+        if subscriptions.contains_key(&p) {
+            continue;
+        }
+        let client = remote.client.clone();
+        let tx = tx.clone();
+        let task = remote.rt.spawn(async move {
+            let Ok(mut sub) = client
+                .queue_subscribe(subject(p), format!("lode-p{p}"))
+                .await
+            else {
+                return;
+            };
+            while let Some(m) = sub.next().await {
+                if tx.send(m).is_err() {
+                    break;
+                }
+            }
+        });
+        subscriptions.insert(p, task);
+    }
+}
+
+/// Checks out the entry's commit, installs its shard and opens it.
+fn load(remote: &Remote, entry: &RepoEntry, opts: &NodeOptions) -> Result<Index> {
+    let dir = opts.work_dir.join("repos").join(repo_key(&entry.repo));
+    let job = Job {
+        repo: entry.repo.clone(),
+        commit: entry.commit.clone(),
+    };
+    crate::builder::check_out(&dir, &job).map_err(|e| RemoteError::new(e.message()))?;
+    let cache = opts.work_dir.join("cache");
+    let location = IndexLocation::resolve(&dir, Some(&cache)).map_err(lode_err)?;
+    let (config, _) = opts.config.for_root(&dir).map_err(lode_err)?;
+    let key = CacheKey::from_hex(&entry.key);
+    let manifest = remote
+        .lookup(&key)?
+        .ok_or_else(|| RemoteError::new("its shard is not in the cache"))?;
+    let scratch = opts
+        .work_dir
+        .join(format!("fetch-{}.tmp", std::process::id()));
+    let fetched = remote.fetch(&manifest, &scratch);
+    let installed = fetched
+        .and_then(|path| lode_index::shard::install(&location, &path, &config).map_err(lode_err));
+    let _ = std::fs::remove_dir_all(&scratch);
+    installed?;
+    // The checkout's mtimes are new: one refresh re-hashes, parsing nothing.
+    let (index, _) =
+        lode_index::refresh(&location, &RefreshOptions::new(&config)).map_err(lode_err)?;
+    Ok(index)
+}
+
+fn lode_err(e: lode_core::Error) -> RemoteError {
+    RemoteError::new(e.to_string())
+}
+
+fn answer(
+    message: &async_nats::Message,
+    node: &str,
+    loaded: &BTreeMap<String, Loaded>,
+    catalog: &[RepoEntry],
+) -> PartitionAnswer {
+    let p: u32 = message
+        .subject
+        .rsplit('.')
+        .next()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(u32::MAX);
+    let mut reply = PartitionAnswer {
+        partition: p,
+        node: node.to_string(),
+        repos: Vec::new(),
+        loading: Vec::new(),
+        error: None,
+    };
+    let query: Query = match serde_json::from_slice(&message.payload) {
+        Ok(q) => q,
+        Err(e) => {
+            reply.error = Some(format!("an unreadable query: {e}"));
+            return reply;
+        }
+    };
+    for entry in catalog.iter().filter(|e| partition(&e.repo) == p) {
+        if query.repo.as_ref().is_some_and(|r| r != &entry.repo) {
+            continue;
+        }
+        match loaded.get(&entry.repo) {
+            // A newer commit is served once loaded; until then, the one loaded.
+            Some(l) => match run(&l.index, &query) {
+                Ok(answer) => reply.repos.push(RepoAnswer {
+                    repo: entry.repo.clone(),
+                    commit: l.commit.clone(),
+                    answer,
+                }),
+                Err(e) => reply.error = Some(e),
+            },
+            _ => reply.loading.push(entry.repo.clone()),
+        }
+    }
+    reply
+}
+
+fn run(index: &Index, query: &Query) -> std::result::Result<serde_json::Value, String> {
+    let value = match query.command.as_str() {
+        "search" => {
+            let opts = lode_search::SearchOptions {
+                top_k: query.top_k.clamp(1, 200),
+                ..Default::default()
+            };
+            serde_json::to_value(
+                lode_search::search(index, &query.text, &opts).map_err(|e| e.to_string())?,
+            )
+        }
+        "grep" => serde_json::to_value(
+            lode_search::grep(index, &query.text, &lode_search::GrepOptions::default())
+                .map_err(|e| e.to_string())?,
+        ),
+        other => return Err(format!("no such command: {other}")),
+    };
+    value.map_err(|e| e.to_string())
+}
