@@ -65,6 +65,24 @@ pub fn export(index: &Index, dir: &Path) -> Result<ShardInfo> {
 /// Checks the shard at `shard` and makes it the index of `loc`, replacing
 /// what was there; `config` must be what the shard was built with.
 pub fn install(loc: &IndexLocation, shard: &Path, config: &Config) -> Result<ShardInfo> {
+    install_as(loc, shard, config, false)
+}
+
+/// As [`install`], moving the file into the index instead of copying it: for
+/// a download of the caller's own, on the index's file system (its cache
+/// directory). The file is gone afterwards, installed or not.
+pub fn install_moving(loc: &IndexLocation, shard: &Path, config: &Config) -> Result<ShardInfo> {
+    let installed = install_as(loc, shard, config, true);
+    let _ = std::fs::remove_file(shard);
+    installed
+}
+
+fn install_as(
+    loc: &IndexLocation,
+    shard: &Path,
+    config: &Config,
+    moving: bool,
+) -> Result<ShardInfo> {
     let bad = |why: String| Error::BadQuery(format!("{}: {why}", shard.display()));
     if !shard.is_file() {
         return Err(Error::NoSuchPath(shard.to_path_buf()));
@@ -89,7 +107,12 @@ pub fn install(loc: &IndexLocation, shard: &Path, config: &Config) -> Result<Sha
     }
     let _lock = WriterLock::acquire(loc, true, &|_| {})?;
     let db = loc.fresh_db_path();
-    std::fs::copy(shard, &db).map_err(|e| Error::io(&db, e))?;
+    let placed = if moving {
+        std::fs::rename(shard, &db).or_else(|_| std::fs::copy(shard, &db).map(|_| ()))
+    } else {
+        std::fs::copy(shard, &db).map(|_| ())
+    };
+    placed.map_err(|e| Error::io(&db, e))?;
     // The copy must open as an index before it becomes CURRENT.
     Store::open(&db)?;
     loc.set_current(&db)?;
@@ -191,6 +214,33 @@ mod tests {
         fs::write(root2.join("src/b.py"), "def load_all():\n    return 2\n").unwrap();
         let (index, _) = refresh(&loc, &RefreshOptions::new(&config)).unwrap();
         assert_eq!(index.symbols_named("load_all").unwrap().len(), 1);
+    }
+
+    #[test]
+    fn a_shard_moved_in_is_installed_and_gone_from_where_it_was() {
+        let tmp = tempfile::tempdir().unwrap();
+        let config = Config::default();
+        let root = tree(tmp.path());
+        let loc = IndexLocation::resolve(&root, Some(&tmp.path().join("cache"))).unwrap();
+        build(&loc, &BuildOptions::quiet(&config)).unwrap();
+        let info = export(&Index::open(&loc).unwrap(), &tmp.path().join("shards")).unwrap();
+        let other = IndexLocation::resolve(&root, Some(&tmp.path().join("cache-2"))).unwrap();
+        assert_eq!(
+            install_moving(&other, &info.path, &config).unwrap().hash,
+            info.hash
+        );
+        assert!(!info.path.exists());
+        let index = Index::open(&other).unwrap();
+        assert_eq!(index.symbols_named("parse_config").unwrap().len(), 1);
+        // A damaged one is refused, and removed too.
+        let again = export(&Index::open(&loc).unwrap(), &tmp.path().join("shards")).unwrap();
+        let mut bytes = fs::read(&again.path).unwrap();
+        let n = bytes.len();
+        bytes[n / 3] ^= 4;
+        fs::write(&again.path, &bytes).unwrap();
+        assert!(install_moving(&other, &again.path, &config).is_err());
+        assert!(!again.path.exists());
+        assert!(Index::open(&other).is_ok());
     }
 
     #[test]

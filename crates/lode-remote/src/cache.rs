@@ -307,7 +307,7 @@ impl Run<'_> {
         let dir = self.scratch();
         let fetched = self.remote.fetch(manifest, &dir);
         let installed = fetched.and_then(|path| {
-            lode_index::shard::install(self.cache.location, &path, self.cache.config)
+            lode_index::shard::install_moving(self.cache.location, &path, self.cache.config)
                 .map_err(|e| RemoteError::damaged(e.to_string()))
         });
         let _ = std::fs::remove_dir_all(&dir);

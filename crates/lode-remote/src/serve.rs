@@ -320,8 +320,9 @@ fn load(remote: &Remote, entry: &RepoEntry, opts: &NodeOptions) -> Result<Index>
         .work_dir
         .join(format!("fetch-{}.tmp", std::process::id()));
     let fetched = remote.fetch(&manifest, &scratch);
-    let installed = fetched
-        .and_then(|path| lode_index::shard::install(&location, &path, &config).map_err(lode_err));
+    let installed = fetched.and_then(|path| {
+        lode_index::shard::install_moving(&location, &path, &config).map_err(lode_err)
+    });
     let _ = std::fs::remove_dir_all(&scratch);
     installed?;
     // The checkout's mtimes are new: one refresh re-hashes, parsing nothing.

@@ -22,6 +22,9 @@ use crate::key::CacheKey;
 pub(crate) const REPLICAS: [usize; 2] = [3, 1];
 /// The largest part a shard is cut into.
 pub const PART_BYTES: usize = 8 << 20;
+/// The object store's chunk (one message each): half of the default
+/// `max_payload`, where the store's own default is 128 KiB.
+const CHUNK_BYTES: usize = 512 << 10;
 /// The manifest's own format.
 const MANIFEST_FORMAT: u32 = 1;
 /// Bucket names: the catalog (key → manifest), the claims, the parts.
@@ -282,10 +285,20 @@ impl Remote {
             let name = part_name(&shard.hash, i);
             let mut reader = part;
             self.rt.block_on(async {
-                tokio::time::timeout(PART_TIMEOUT, self.shards.put(name.as_str(), &mut reader))
-                    .await
-                    .map_err(|_| RemoteError::new(format!("{name}: timed out")))?
-                    .map_err(fail(&name))
+                tokio::time::timeout(
+                    PART_TIMEOUT,
+                    self.shards.put(
+                        object_store::ObjectMetadata {
+                            name: name.clone(),
+                            chunk_size: Some(CHUNK_BYTES),
+                            ..Default::default()
+                        },
+                        &mut reader,
+                    ),
+                )
+                .await
+                .map_err(|_| RemoteError::new(format!("{name}: timed out")))?
+                .map_err(fail(&name))
             })?;
             parts.push(blake3::hash(part).to_hex().to_string());
         }
