@@ -257,7 +257,7 @@ class Node:
         self.proc = subprocess.Popen(
             [lode, "serve", "shard", "--remote", url, "--name", name, "--work-dir", str(work),
              "--config", str(config)],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            stdout=subprocess.DEVNULL, stderr=open(work.parent / f"{name}.log", "w"))
 
     def stop(self):
         if self.proc.poll() is None:
@@ -319,6 +319,40 @@ def shard_nodes(lode, url, tmp, repos, builders):
     g = ask(lode, url, config, "grep", r"def changed_3\(", "--all-repos")
     check(g["hits"] and {h["repo"] for h in g["hits"]} == {r3},
           "grep --all-repos finds the one repository that defines it")
+
+    # A new commit of one repository while it is asked: each answer is wholly one commit.
+    r5 = tmp / "repos" / "r05"
+    old = repos[str(r5)]
+    (r5 / "src" / "m0.py").write_text("def renamed_5():\n    return 5\n")
+    git(r5, "commit", "-qam", "rename")
+    new = git(r5, "rev-parse", "HEAD")
+    lode_json([lode, "enqueue", str(r5), "--json", "--remote", url, "--config", str(config)])
+    answers = {old: 0, new: 0}
+    deadline = time.time() + 60
+    while True:
+        a = ask(lode, url, config, "search", "changed_5 renamed_5", "--repo", str(r5))
+        commit = a["served"][0]["commit"] if a["served"] else None
+        m0 = " ".join(h["snippet"] for h in a["hits"] if h["path"] == "src/m0.py")
+        if commit == old:
+            ok = "changed_5" in m0 and "renamed_5" not in m0
+        elif commit == new:
+            ok = "renamed_5" in m0 and "changed_5" not in m0
+        else:
+            ok = False
+        if not ok:
+            fail(f"an answer mixing commits or from neither ({commit}): {m0[:200]!r}")
+        answers[commit] += 1
+        if commit == new:
+            break
+        if time.time() > deadline:
+            logs = [(tmp / f"node-{n}.log").read_text()[-400:] for n in range(3)]
+            built = [l for b in builders if hasattr(b, "lines") for l in b.lines
+                     if l["commit"] != "HEAD"][-2:]
+            fail(f"the new commit was not served within 120 s: {logs} {built}")
+        time.sleep(0.1)
+    check(True, f"during a re-index every answer is wholly one commit "
+          f"({answers[old]} old, then the new)")
+    repos[str(r5)] = new
 
     # A node killed: every partition still answers, at once or after a takeover.
     nodes[0].stop()

@@ -95,7 +95,7 @@ pub fn enqueue(
         Ok(path) if path.is_dir() => path.to_string_lossy().into_owned(),
         _ => repo,
     };
-    let job = lode_remote::Job { repo, commit };
+    let job = lode_remote::Job::resolved(repo, commit);
     let server = lode_remote::Remote::connect(&url, &config.remote).map_err(remote_err)?;
     let queued = server.enqueue(&job).map_err(remote_err)?;
     if common.json {

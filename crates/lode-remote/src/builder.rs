@@ -253,7 +253,7 @@ fn is_ancestor(dir: &Path, commit: &str, other: &str) -> bool {
     git(dir, &["merge-base", "--is-ancestor", commit, other]).is_ok()
 }
 
-fn git(dir: &Path, args: &[&str]) -> Result<String, String> {
+pub(crate) fn git(dir: &Path, args: &[&str]) -> Result<String, String> {
     let out = Command::new("git")
         .arg("-C")
         .arg(dir)

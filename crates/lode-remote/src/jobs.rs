@@ -44,6 +44,39 @@ impl Job {
     pub fn id(&self) -> String {
         format!("{}@{}", self.repo, self.commit)
     }
+
+    /// A job for `repo` at `rev`, a ref resolved to its commit id where the
+    /// repository answers (`git ls-remote`): a moving ref (`HEAD`, `main`)
+    /// must not deduplicate tomorrow's commit against today's.
+    pub fn resolved(repo: String, rev: String) -> Job {
+        let commit = if is_commit_id(&rev) {
+            rev
+        } else {
+            ls_remote(&repo, &rev).unwrap_or(rev)
+        };
+        Job { repo, commit }
+    }
+
+    /// Whether the commit is an id (only then is the job deduplicated).
+    pub fn pinned(&self) -> bool {
+        is_commit_id(&self.commit)
+    }
+}
+
+fn is_commit_id(rev: &str) -> bool {
+    rev.len() == 40 && rev.bytes().all(|b| b.is_ascii_hexdigit())
+}
+
+fn ls_remote(repo: &str, rev: &str) -> Option<String> {
+    let out = std::process::Command::new("git")
+        .args(["ls-remote", "--", repo, rev])
+        .env("GIT_TERMINAL_PROMPT", "0")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .ok()?;
+    let text = String::from_utf8(out.stdout).ok()?;
+    let id = text.split_whitespace().next()?;
+    is_commit_id(id).then(|| id.to_string())
 }
 
 /// What enqueueing did.
@@ -124,7 +157,7 @@ impl Remote {
         )))
     }
 
-    /// Queues `job`; the same job queued again within an hour is one job.
+    /// Queues `job`; the same pinned job queued again within an hour is one job.
     pub fn enqueue(&self, job: &Job) -> Result<Enqueued> {
         self.rt.block_on(async {
             self.jobs_stream().await?;
@@ -132,9 +165,10 @@ impl Remote {
             // A stream just created has no leader for a moment: try again briefly.
             let mut tries = 0;
             let ack = loop {
-                let publish = PublishMessage::build()
-                    .payload(payload.clone())
-                    .message_id(job.id());
+                let mut publish = PublishMessage::build().payload(payload.clone());
+                if job.pinned() {
+                    publish = publish.message_id(job.id());
+                }
                 let sent = match bounded(self.js.send_publish(SUBJECT, publish)).await? {
                     Ok(ack) => bounded(ack.into_future()).await?.map_err(|e| e.to_string()),
                     Err(e) => Err(e.to_string()),
@@ -303,6 +337,40 @@ impl Remote {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_moving_ref_is_pinned_to_its_commit_where_the_repository_answers() {
+        let tmp = tempfile::tempdir().unwrap();
+        let git = |args: &[&str]| {
+            let ok = std::process::Command::new("git")
+                .arg("-C")
+                .arg(tmp.path())
+                .args(["-c", "user.email=t@t", "-c", "user.name=t"])
+                .args(args)
+                .status()
+                .unwrap()
+                .success();
+            assert!(ok, "{args:?}");
+        };
+        git(&["init", "-q"]);
+        std::fs::write(tmp.path().join("a.py"), "x = 1\n").unwrap();
+        git(&["add", "-A"]);
+        git(&["commit", "-qm", "one"]);
+        let repo = tmp.path().to_string_lossy().into_owned();
+        let first = Job::resolved(repo.clone(), "HEAD".into());
+        assert!(first.pinned(), "{first:?}");
+        std::fs::write(tmp.path().join("a.py"), "x = 2\n").unwrap();
+        git(&["commit", "-qam", "two"]);
+        let second = Job::resolved(repo.clone(), "HEAD".into());
+        assert_ne!(first.id(), second.id());
+        // No such repository: the ref is kept, and the job is not deduplicated.
+        let lost = Job::resolved(
+            tmp.path().join("none").to_string_lossy().into(),
+            "main".into(),
+        );
+        assert_eq!(lost.commit, "main");
+        assert!(!lost.pinned());
+    }
 
     #[test]
     fn a_job_is_identified_by_its_repository_and_commit() {

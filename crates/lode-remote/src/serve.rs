@@ -183,6 +183,26 @@ pub struct NodeOptions<'a> {
 struct Loaded {
     commit: String,
     index: Index,
+    /// The worktree of `commit` it reads snippets from, and its index's location.
+    location: IndexLocation,
+}
+
+impl Loaded {
+    /// Removes the worktree and the index, once nothing serves them.
+    fn discard(self, work_dir: &Path) {
+        let Loaded {
+            index, location, ..
+        } = self;
+        drop(index);
+        if let Some(clone) = location.root.parent().map(|p| p.join("clone")) {
+            let root = location.root.to_string_lossy().into_owned();
+            let _ = crate::builder::git(&clone, &["worktree", "remove", "--force", &root]);
+        }
+        let _ = std::fs::remove_dir_all(&location.root);
+        if location.dir.starts_with(work_dir) {
+            let _ = std::fs::remove_dir_all(&location.dir);
+        }
+    }
 }
 
 /// Runs a shard node until the process ends.
@@ -214,7 +234,16 @@ pub fn serve_node(opts: &NodeOptions) -> Result<()> {
                 .filter(|e| held.contains(&partition(&e.repo)))
                 .map(|e| e.repo.clone())
                 .collect();
-            loaded.retain(|repo, _| mine.contains(repo));
+            let dropped: Vec<String> = loaded
+                .keys()
+                .filter(|repo| !mine.contains(repo))
+                .cloned()
+                .collect();
+            for repo in dropped {
+                if let Some(old) = loaded.remove(&repo) {
+                    old.discard(opts.work_dir);
+                }
+            }
         }
         // One repository a pass, so requests keep being answered between loads.
         let pending = catalog.iter().find(|e| {
@@ -224,9 +253,17 @@ pub fn serve_node(opts: &NodeOptions) -> Result<()> {
         });
         if let Some(entry) = pending {
             match load(&remote, entry, opts) {
-                Ok(index) => {
+                Ok((index, location)) => {
                     let commit = entry.commit.clone();
-                    loaded.insert(entry.repo.clone(), Loaded { commit, index });
+                    let new = Loaded {
+                        commit,
+                        index,
+                        location,
+                    };
+                    // The switch: requests after it see the new commit only.
+                    if let Some(old) = loaded.insert(entry.repo.clone(), new) {
+                        old.discard(opts.work_dir);
+                    }
                 }
                 Err(e) => {
                     (opts.note)(&format!("{}: {e}", entry.repo));
@@ -302,13 +339,27 @@ fn resubscribe(
 }
 
 /// Checks out the entry's commit, installs its shard and opens it.
-fn load(remote: &Remote, entry: &RepoEntry, opts: &NodeOptions) -> Result<Index> {
-    let dir = opts.work_dir.join("repos").join(repo_key(&entry.repo));
+/// Each commit gets a worktree of its own, so the one served is never
+/// changed under it while the next is prepared.
+fn load(remote: &Remote, entry: &RepoEntry, opts: &NodeOptions) -> Result<(Index, IndexLocation)> {
+    let repo_dir = opts.work_dir.join("repos").join(repo_key(&entry.repo));
+    let clone = repo_dir.join("clone");
     let job = Job {
         repo: entry.repo.clone(),
         commit: entry.commit.clone(),
     };
-    crate::builder::check_out(&dir, &job).map_err(|e| RemoteError::new(e.message()))?;
+    let commit =
+        crate::builder::check_out(&clone, &job).map_err(|e| RemoteError::new(e.message()))?;
+    let dir = repo_dir.join(format!("at-{}", &commit[..commit.len().min(16)]));
+    if !dir.join(".git").exists() {
+        let _ = std::fs::remove_dir_all(&dir);
+        let target = dir.to_string_lossy().into_owned();
+        crate::builder::git(
+            &clone,
+            &["worktree", "add", "--detach", "--force", &target, &commit],
+        )
+        .map_err(RemoteError::new)?;
+    }
     let cache = opts.work_dir.join("cache");
     let location = IndexLocation::resolve(&dir, Some(&cache)).map_err(lode_err)?;
     let (config, _) = opts.config.for_root(&dir).map_err(lode_err)?;
@@ -328,7 +379,7 @@ fn load(remote: &Remote, entry: &RepoEntry, opts: &NodeOptions) -> Result<Index>
     // The checkout's mtimes are new: one refresh re-hashes, parsing nothing.
     let (index, _) =
         lode_index::refresh(&location, &RefreshOptions::new(&config)).map_err(lode_err)?;
-    Ok(index)
+    Ok((index, location))
 }
 
 fn lode_err(e: lode_core::Error) -> RemoteError {
