@@ -35,7 +35,7 @@ import time
 from pathlib import Path
 
 REPOS = 50
-BIG_FILES = 1500
+BIG_FILES = 3000
 DEADLINE = 240
 
 
@@ -175,6 +175,25 @@ def scenario(lode, url, tmp, builders):
     big = str(tmp / "repos" / "r07")
     for n in range(3):
         builders.append(Builder(lode, f"b{n}", url, tmp / f"work{n}", config))
+    # Watch from the start: the large job may be taken while the others are still queued.
+    killed = {}
+
+    def kill_the_large_ones_builder():
+        deadline = time.time() + DEADLINE
+        while time.time() < deadline:
+            for b in builders:
+                if any(l["event"] == "start" and l["repo"] == big for l in b.lines):
+                    time.sleep(0.2)
+                    killed["midway"] = not any(
+                        l["event"] == "done" and l["repo"] == big for l in b.lines)
+                    b.proc.send_signal(signal.SIGKILL)
+                    b.proc.wait()
+                    killed["builder"] = b
+                    return
+            time.sleep(0.02)
+
+    watcher = threading.Thread(target=kill_the_large_ones_builder, daemon=True)
+    watcher.start()
     for root in repos:
         q = lode_json([lode, "enqueue", root, "--json", "--remote", url, "--config", str(config)])
         check_dup = q["duplicate"]
@@ -184,22 +203,13 @@ def scenario(lode, url, tmp, builders):
                        "--config", str(config)])
     check(again["duplicate"], "a job enqueued twice is one job")
 
-    # Kill the builder that starts the large repository, mid-build.
+    # The builder that started the large repository is killed, mid-build.
     deadline = time.time() + DEADLINE
-    victim = None
-    while victim is None:
-        for b in builders:
-            if any(l["event"] == "start" and l["repo"] == big for l in b.lines):
-                victim = b
-        if time.time() > deadline:
-            fail("no builder started the large repository")
-        time.sleep(0.05)
-    time.sleep(0.5)
-    check(not any(l["event"] == "done" and l["repo"] == big for l in victim.lines),
-          "the large repository's builder is still at it")
-    victim.proc.send_signal(signal.SIGKILL)
-    victim.proc.wait()
-    print(f"killed builder {victim.name} mid-build", flush=True)
+    watcher.join(DEADLINE)
+    if "builder" not in killed:
+        fail("no builder started the large repository")
+    check(killed["midway"], "the large repository's builder was killed mid-build")
+    print(f"killed builder {killed['builder'].name} mid-build", flush=True)
 
     # Everything ends in the catalog.
     while True:

@@ -183,12 +183,12 @@ pub struct NodeOptions<'a> {
 struct Loaded {
     commit: String,
     index: Index,
-    /// The worktree of `commit` it reads snippets from, and its index's location.
+    /// The checkout of `commit` it reads snippets from, and its index's location.
     location: IndexLocation,
 }
 
 impl Loaded {
-    /// Removes the worktree and the index, once nothing serves them.
+    /// Removes the checkout and the index, once nothing serves them.
     fn discard(self, work_dir: &Path) {
         let Loaded {
             index, location, ..
@@ -339,7 +339,7 @@ fn resubscribe(
 }
 
 /// Checks out the entry's commit, installs its shard and opens it.
-/// Each commit gets a worktree of its own, so the one served is never
+/// Each commit gets a checkout of its own (linked to one clone), so the one served is never
 /// changed under it while the next is prepared.
 fn load(remote: &Remote, entry: &RepoEntry, opts: &NodeOptions) -> Result<(Index, IndexLocation)> {
     let repo_dir = opts.work_dir.join("repos").join(repo_key(&entry.repo));
