@@ -14,7 +14,7 @@ use async_nats::jetstream::{self, AckKind, consumer, kv, message::PublishMessage
 use futures_util::StreamExt;
 use serde::{Deserialize, Serialize};
 
-use crate::store::{REPLICAS, Remote, RemoteError, Result, bounded, fail, open_kv};
+use crate::store::{Remote, RemoteError, Result, bounded, fail, open_kv, with_replicas};
 
 const STREAM: &str = "LODE_JOBS";
 const SUBJECT: &str = "lode.jobs";
@@ -137,24 +137,17 @@ impl Remote {
         if let Ok(Ok(s)) = tokio::time::timeout(ACK_WAIT, self.js.get_stream(STREAM)).await {
             return Ok(s);
         }
-        let mut last = String::new();
-        for replicas in REPLICAS {
-            let config = stream::Config {
+        with_replicas(&format!("stream {STREAM}"), |replicas| {
+            self.js.get_or_create_stream(stream::Config {
                 name: STREAM.to_string(),
                 subjects: vec![SUBJECT.to_string()],
                 retention: stream::RetentionPolicy::WorkQueue,
                 duplicate_window: DEDUP_WINDOW,
                 num_replicas: replicas,
                 ..Default::default()
-            };
-            match bounded(self.js.get_or_create_stream(config)).await? {
-                Ok(s) => return Ok(s),
-                Err(e) => last = e.to_string(),
-            }
-        }
-        Err(RemoteError::new(format!(
-            "cannot open stream {STREAM}: {last}"
-        )))
+            })
+        })
+        .await
     }
 
     /// Queues `job`; the same pinned job queued again within an hour is one job.

@@ -374,24 +374,33 @@ pub(crate) async fn open_kv(
     if let Ok(Ok(store)) = tokio::time::timeout(REQUEST_TIMEOUT, js.get_key_value(bucket)).await {
         return Ok(store);
     }
-    let mut last = None;
-    for replicas in REPLICAS {
-        let config = kv::Config {
+    with_replicas(&format!("bucket {bucket}"), |replicas| {
+        js.create_key_value(kv::Config {
             bucket: bucket.to_string(),
             history: 1,
             max_age,
             num_replicas: replicas,
             ..Default::default()
-        };
-        match bounded(js.create_key_value(config)).await? {
-            Ok(store) => return Ok(store),
-            Err(e) => last = Some(e.to_string()),
+        })
+    })
+    .await
+}
+
+/// Creates what `create` makes with three replicas, or with one where the
+/// server is not a cluster.
+pub(crate) async fn with_replicas<T, E, F>(what: &str, create: impl Fn(usize) -> F) -> Result<T>
+where
+    E: std::fmt::Display,
+    F: std::future::Future<Output = std::result::Result<T, E>>,
+{
+    let mut last = String::new();
+    for replicas in REPLICAS {
+        match bounded(create(replicas)).await? {
+            Ok(made) => return Ok(made),
+            Err(e) => last = e.to_string(),
         }
     }
-    Err(RemoteError::new(format!(
-        "cannot open bucket {bucket}: {}",
-        last.unwrap_or_default()
-    )))
+    Err(RemoteError::new(format!("cannot open {what}: {last}")))
 }
 
 async fn open_objects(js: &jetstream::Context) -> Result<object_store::ObjectStore> {
@@ -399,20 +408,12 @@ async fn open_objects(js: &jetstream::Context) -> Result<object_store::ObjectSto
     {
         return Ok(store);
     }
-    let mut last = None;
-    for replicas in REPLICAS {
-        let config = object_store::Config {
+    with_replicas(&format!("bucket {SHARDS}"), |replicas| {
+        js.create_object_store(object_store::Config {
             bucket: SHARDS.to_string(),
             num_replicas: replicas,
             ..Default::default()
-        };
-        match bounded(js.create_object_store(config)).await? {
-            Ok(store) => return Ok(store),
-            Err(e) => last = Some(e.to_string()),
-        }
-    }
-    Err(RemoteError::new(format!(
-        "cannot open bucket {SHARDS}: {}",
-        last.unwrap_or_default()
-    )))
+        })
+    })
+    .await
 }
