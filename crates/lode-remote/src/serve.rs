@@ -194,10 +194,6 @@ impl Loaded {
             index, location, ..
         } = self;
         drop(index);
-        if let Some(clone) = location.root.parent().map(|p| p.join("clone")) {
-            let root = location.root.to_string_lossy().into_owned();
-            let _ = crate::builder::git(&clone, &["worktree", "remove", "--force", &root]);
-        }
         let _ = std::fs::remove_dir_all(&location.root);
         if location.dir.starts_with(work_dir) {
             let _ = std::fs::remove_dir_all(&location.dir);
@@ -339,7 +335,7 @@ fn resubscribe(
 }
 
 /// Checks out the entry's commit, installs its shard and opens it.
-/// Each commit gets a checkout of its own (linked to one clone), so the one served is never
+/// Each commit gets a checkout of its own (cloned from one local clone), so the one served is never
 /// changed under it while the next is prepared.
 fn load(remote: &Remote, entry: &RepoEntry, opts: &NodeOptions) -> Result<(Index, IndexLocation)> {
     let repo_dir = opts.work_dir.join("repos").join(repo_key(&entry.repo));
@@ -352,12 +348,16 @@ fn load(remote: &Remote, entry: &RepoEntry, opts: &NodeOptions) -> Result<(Index
         crate::builder::check_out(&clone, &job).map_err(|e| RemoteError::new(e.message()))?;
     let dir = repo_dir.join(format!("at-{}", &commit[..commit.len().min(16)]));
     if !dir.join(".git").exists() {
+        // A local clone hard-links the objects: cheap, and independent of
+        // what later fetches do to the first clone.
         let _ = std::fs::remove_dir_all(&dir);
-        let target = dir.to_string_lossy().into_owned();
-        crate::builder::git(
-            &clone,
-            &["worktree", "add", "--detach", "--force", &target, &commit],
+        let (source, target) = (clone.to_string_lossy(), dir.to_string_lossy());
+        let git = crate::builder::git;
+        git(
+            &repo_dir,
+            &["clone", "--quiet", "--no-checkout", "--", &source, &target],
         )
+        .and_then(|_| git(&dir, &["checkout", "--quiet", "--detach", &commit]))
         .map_err(RemoteError::new)?;
     }
     let cache = opts.work_dir.join("cache");

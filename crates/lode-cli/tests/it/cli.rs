@@ -862,3 +862,82 @@ fn help_lists_only_the_options_that_apply() {
     );
     assert!(help("search").contains("--json"));
 }
+
+#[test]
+fn a_remote_url_with_credentials_is_refused_and_not_shown() {
+    let repo = Repo::fixture("shop");
+    let url = "nats://runner:hunter2pw@127.0.0.1:1";
+    for args in [
+        vec!["index", "--remote", url],
+        vec!["enqueue", "https://example.invalid/r.git", "--remote", url],
+        vec!["search", "cart", "--all-repos", "--remote", url],
+        vec!["catalog", "--remote", url],
+    ] {
+        let out = repo.run(&args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+        assert!(
+            err.contains("credentials") && !err.contains("hunter2pw"),
+            "{err}"
+        );
+    }
+}
+
+#[test]
+fn an_unreachable_shared_cache_is_a_note_and_a_local_build() {
+    let repo = Repo::fixture("shop");
+    // Outside git the cache is not used (one note); in a clean checkout it is
+    // tried: port 1 on loopback refuses at once (one note).
+    let v = repo.json(&["index", "--remote", "nats://127.0.0.1:1"]);
+    assert_eq!(v["remote"]["outcome"], "local", "{v}");
+    assert!(v["notes"].to_string().contains("not a git checkout"), "{v}");
+    let root = repo.path("");
+    for args in [
+        &["init", "-q"][..],
+        &["add", "-A"],
+        &[
+            "-c",
+            "user.email=t@t",
+            "-c",
+            "user.name=t",
+            "commit",
+            "-qm",
+            "shop",
+        ],
+    ] {
+        let ok = std::process::Command::new("git")
+            .arg("-C")
+            .arg(&root)
+            .args(args)
+            .status()
+            .unwrap()
+            .success();
+        assert!(ok, "git {args:?}");
+    }
+    let v = repo.json(&["index", "--remote", "nats://127.0.0.1:1"]);
+    assert!(v["remote"]["tree"].is_string(), "{v}");
+    assert!(v["notes"].to_string().contains("cannot connect"), "{v}");
+    assert!(v["files"].as_u64().unwrap() > 0, "{v}");
+    assert_eq!(v["remote"]["outcome"], "local", "{v}");
+    let notes = v["notes"].as_array().unwrap();
+    assert_eq!(
+        notes
+            .iter()
+            .filter(|n| n.as_str().unwrap().contains("remote cache"))
+            .count(),
+        1,
+        "{notes:?}"
+    );
+    // Asking the service itself, unreachable, is a clear error.
+    let out = repo.run(&[
+        "search",
+        "cart",
+        "--all-repos",
+        "--remote",
+        "nats://127.0.0.1:1",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.starts_with("lode: remote: cannot connect"), "{err}");
+}
