@@ -247,14 +247,18 @@ def scenarios(lode, url, tmp, server):
     check(d["parsed"] == 1, f"only the changed file is parsed ({d['parsed']})")
     check(bool(d["remote"].get("published")), "the new commit's index is published")
 
-    # Modified files: HEAD's index, brought up to date, never published.
+    # Modified files: HEAD's index, the modified file parsed, never published.
     clone(tmp / "c", tmp / "e")
     (tmp / "e" / "src" / "mod5.py").write_text("def local_only_change():\n    return 5\n")
     e = runner.index(tmp / "e", tmp / "cache-e")
-    check(e["remote"]["outcome"] == "ancestor" and e["remote"]["fetched"]["commits_back"] == 0,
-          f"modified files start from HEAD's index ({e['remote']})")
-    check(not e["remote"].get("published") and "key" not in e["remote"],
-          "an index of modified files is not published")
+    check(e["remote"]["outcome"] == "hit" and e["remote"]["fetched"]["commits_back"] == 0
+          and e["parsed"] == 1,
+          f"modified files start from HEAD's index, the modified one parsed ({e['remote']}, "
+          f"{e['parsed']} parsed)")
+    hits = runner.search(tmp / "e", tmp / "cache-e", "local only change")
+    check(bool(hits) and hits[0][0] == "src/mod5.py",
+          f"and the modified file answers as it is now ({hits[:1]})")
+    check(not e["remote"].get("published"), "an index of modified files is not published")
 
     # A claim that never ends: wait the configured time, then build here (from
     # the parent's index).

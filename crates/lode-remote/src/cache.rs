@@ -1,13 +1,15 @@
 //! `lode index --remote`: the local build, with the shared cache before and
 //! after it.
 //!
-//! With no local index: this tree's shard is fetched when the catalog has
-//! it; otherwise one runner claims the build and the others wait for its
-//! shard (a bounded time, then build themselves); a builder starts from the
-//! nearest ancestor commit's shard when there is one. After the build, a
-//! clean tree's index is published when the catalog lacks it. Every remote
-//! failure is one note and a local build: the cache can make an index
-//! sooner, never wrong and never absent.
+//! With no local index: the shard of the tree at `HEAD` is fetched when the
+//! catalog has it, whatever the working files are (the refresh after it
+//! reads every file, so a modified one is parsed as in any update);
+//! otherwise, in a clean checkout, one runner claims the build and the others
+//! wait for its shard (a bounded time, then build themselves); a builder
+//! starts from the nearest ancestor commit's shard when there is one. After
+//! the build, a clean tree's index is published when the catalog lacks it.
+//! Every remote failure is one note and a local build: the cache can make an
+//! index sooner, never wrong and never absent.
 
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -58,7 +60,8 @@ pub struct Transfer {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct RemoteReport {
     pub outcome: Outcome,
-    /// The cache key of this tree, when the files are a clean checkout.
+    /// The cache key of the tree at `HEAD`: of the shard fetched (`hit`), or
+    /// the one a clean checkout publishes under.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub key: Option<String>,
     /// The git tree of the root at `HEAD`.
@@ -131,18 +134,12 @@ pub(crate) fn index_with(
     index_at(remote, &checkout, cache, build, report)
 }
 
-/// The root's checkout, its tree and key noted in `report`; `None` (and a
-/// note) outside git.
+/// The root's checkout, its tree noted in `report`; `None` (and a note)
+/// outside git.
 fn read_checkout(cache: &SharedCache, report: &mut RemoteReport) -> Option<Checkout> {
     match git::checkout(&cache.location.root) {
         Ok(checkout) => {
             report.tree = Some(checkout.head.0.clone());
-            let fingerprint = lode_index::fingerprint(cache.config);
-            report.key = checkout.clean.then(|| {
-                CacheKey::new(&checkout.head, &fingerprint)
-                    .as_str()
-                    .to_string()
-            });
             Some(checkout)
         }
         Err(e) => {
@@ -160,9 +157,7 @@ fn index_at(
     mut report: RemoteReport,
 ) -> lode_core::Result<(BuildReport, RemoteReport)> {
     let fingerprint = lode_index::fingerprint(cache.config);
-    let key = checkout
-        .clean
-        .then(|| CacheKey::new(&checkout.head, &fingerprint));
+    let head = CacheKey::new(&checkout.head, &fingerprint);
     let run = Run {
         cache,
         remote,
@@ -170,6 +165,14 @@ fn index_at(
         fingerprint: &fingerprint,
     };
     let had_local = cache.location.current_db().is_some() && cache.location.damaged().is_none();
+    if !had_local && let Some(t) = run.try_install(&head, 0) {
+        report.outcome = Outcome::Hit;
+        report.key = Some(head.as_str().to_string());
+        report.fetched = Some(t);
+        return Ok((build()?, report));
+    }
+    let key = run.is_clean().then_some(head);
+    report.key = key.as_ref().map(|k| k.as_str().to_string());
     let mut claimed = false;
     if !had_local {
         claimed = run.fetch_before_build(key.as_ref(), &mut report);
@@ -199,37 +202,41 @@ struct Run<'a> {
 }
 
 impl Run<'_> {
-    /// Installs the best shard the cache has for a root with no index: this
-    /// tree's, the one another runner is building, or an ancestor's. Returns
+    /// Whether the files are the tree at `HEAD`, as git says (a note and
+    /// `false` when it cannot say).
+    fn is_clean(&self) -> bool {
+        git::is_clean(&self.cache.location.root).unwrap_or_else(|e| {
+            (self.cache.note)(&format!("remote cache: {e}; not published"));
+            false
+        })
+    }
+
+    /// Installs the best shard the cache has for a root with no index whose
+    /// own tree's shard is not in the catalog: the one another runner is
+    /// building (`key`, a clean checkout's), or an ancestor's. Returns
     /// whether this process claimed the build of `key`.
     fn fetch_before_build(&self, key: Option<&CacheKey>, report: &mut RemoteReport) -> bool {
         let mut claimed = false;
-        if let Some(key) = key {
-            if let Some(t) = self.try_install(key, 0) {
-                report.outcome = Outcome::Hit;
-                report.fetched = Some(t);
-                return false;
+        if let Some(key) = key
+            && self.cache.settings.publish()
+        {
+            match self.remote.claim(key) {
+                Ok(won) => claimed = won,
+                Err(e) => self.note(&e),
             }
-            if self.cache.settings.publish() {
-                match self.remote.claim(key) {
-                    Ok(won) => claimed = won,
-                    Err(e) => self.note(&e),
-                }
-                if !claimed {
-                    let start = Instant::now();
-                    let got = self.wait_for(key);
-                    report.waited_ms = start.elapsed().as_millis() as u64;
-                    if let Some(t) = got {
-                        report.outcome = Outcome::Waited;
-                        report.fetched = Some(t);
-                        return false;
-                    }
+            if !claimed {
+                let start = Instant::now();
+                let got = self.wait_for(key);
+                report.waited_ms = start.elapsed().as_millis() as u64;
+                if let Some(t) = got {
+                    report.outcome = Outcome::Waited;
+                    report.fetched = Some(t);
+                    return false;
                 }
             }
         }
-        // The head's own tree is an ancestor of modified files.
-        let skip = usize::from(key.is_some());
-        for (back, tree) in self.checkout.history.iter().enumerate().skip(skip) {
+        // The head's own tree was looked for first.
+        for (back, tree) in self.checkout.history.iter().enumerate().skip(1) {
             let older = CacheKey::new(tree, self.fingerprint);
             if let Some(t) = self.try_install(&older, back) {
                 report.outcome = Outcome::Ancestor;
@@ -330,7 +337,7 @@ impl Run<'_> {
             return None;
         }
         match git::checkout(&self.cache.location.root) {
-            Ok(now) if now.clean && now.head == self.checkout.head => {}
+            Ok(now) if now.head == self.checkout.head && self.is_clean() => {}
             _ => {
                 (self.cache.note)("not published: the files changed while indexing");
                 return None;

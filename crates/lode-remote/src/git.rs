@@ -1,5 +1,5 @@
-//! What git says about the root: the tree its checkout is at, whether the
-//! working files are that tree, and the trees of the commits before it.
+//! What git says about the root: the tree its checkout is at, the trees of
+//! the commits before it, and whether the working files are that tree.
 //!
 //! git is only asked (`rev-parse`, `rev-list`, `status` with optional locks
 //! off, so not even git's own index file is rewritten): the repository stays
@@ -20,9 +20,6 @@ pub struct TreeId(pub String);
 pub struct Checkout {
     /// The root's tree at `HEAD`.
     pub head: TreeId,
-    /// Whether the working files are exactly `head` (nothing modified,
-    /// staged, deleted or untracked under the root).
-    pub clean: bool,
     /// The root's trees at `HEAD`, `HEAD~1`, … (at most [`ANCESTORS`] + 1,
     /// repeats removed: a commit that left the root alone has its parent's tree).
     pub history: Vec<TreeId>,
@@ -43,16 +40,6 @@ pub fn checkout(root: &Path) -> Result<Checkout, NoCheckout> {
     let prefix = git(root, &["rev-parse", "--show-prefix"])?;
     let prefix = prefix.trim_end_matches('\n');
     let head = tree_at(root, "HEAD", prefix)?;
-    let status = git(
-        root,
-        &[
-            "status",
-            "--porcelain",
-            "--untracked-files=normal",
-            "--",
-            ".",
-        ],
-    )?;
     let commits = git(
         root,
         &[
@@ -71,11 +58,26 @@ pub fn checkout(root: &Path) -> Result<Checkout, NoCheckout> {
             history.push(tree);
         }
     }
-    Ok(Checkout {
-        head,
-        clean: status.trim().is_empty(),
-        history,
-    })
+    Ok(Checkout { head, history })
+}
+
+/// Whether the working files under `root` are exactly its tree at `HEAD`
+/// (nothing modified, staged, deleted or untracked). The costly question:
+/// git compares every file whose stat data its own index cannot vouch for,
+/// which in a fresh clone is nearly every file, each time (its index is never
+/// rewritten from here).
+pub fn is_clean(root: &Path) -> Result<bool, NoCheckout> {
+    let status = git(
+        root,
+        &[
+            "status",
+            "--porcelain",
+            "--untracked-files=normal",
+            "--",
+            ".",
+        ],
+    )?;
+    Ok(status.trim().is_empty())
 }
 
 fn tree_at(root: &Path, commit: &str, prefix: &str) -> Result<TreeId, NoCheckout> {
@@ -138,7 +140,7 @@ mod tests {
         run(repo, &["add", "-A"]);
         run(repo, &["commit", "-qm", "one"]);
         let first = checkout(&repo.join("app")).unwrap();
-        assert!(first.clean);
+        assert!(is_clean(&repo.join("app")).unwrap());
         assert_eq!(first.history, std::slice::from_ref(&first.head));
         // A commit outside the subdirectory: the subdirectory's tree is the same.
         fs::write(repo.join("README"), "r\n").unwrap();
@@ -150,15 +152,14 @@ mod tests {
         assert_ne!(checkout(repo).unwrap().head, first.head);
         // A change inside it: a new tree, the old one next in its history.
         fs::write(repo.join("app/a.py"), "x = 2\n").unwrap();
-        let dirty = checkout(&repo.join("app")).unwrap();
-        assert!(!dirty.clean);
+        assert!(!is_clean(&repo.join("app")).unwrap());
         run(repo, &["commit", "-qam", "three"]);
         let third = checkout(&repo.join("app")).unwrap();
-        assert!(third.clean);
+        assert!(is_clean(&repo.join("app")).unwrap());
         assert_eq!(third.history, [third.head.clone(), first.head]);
         // An untracked file is a change too.
         fs::write(repo.join("app/new.py"), "y = 1\n").unwrap();
-        assert!(!checkout(&repo.join("app")).unwrap().clean);
+        assert!(!is_clean(&repo.join("app")).unwrap());
     }
 
     #[test]
