@@ -2,6 +2,7 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 use std::time::UNIX_EPOCH;
 
 use globset::{Glob, GlobSet, GlobSetBuilder};
@@ -194,9 +195,57 @@ pub fn walk(root: &Path, policy: &FilePolicy) -> Result<WalkReport> {
     let root_canon = root.canonicalize().map_err(|e| Error::io(root, e))?;
     let include = globset(&policy.include)?;
     let exclude = globset(&policy.exclude)?;
+    let pruning = Pruning::default();
+    let builder = walk_builder(&root_canon, policy, pruning.clone());
+    let ctx = EntryContext {
+        root: &root_canon,
+        include: include.as_ref(),
+        exclude: exclude.as_ref(),
+        vendored: policy.vendored,
+        max_file_size: policy.max_file_size,
+        linked_dirs: &pruning.linked_dirs,
+    };
+    let seen = run_parallel(&builder, &ctx);
 
     let mut report = WalkReport::default();
-    let mut builder = ignore::WalkBuilder::new(&root_canon);
+    let mut snap = Snapshot::default();
+    let mut candidates = sort_outcomes(seen, &mut report, &mut snap);
+    for r in pruning.skipped.lock().unwrap().drain(..) {
+        report.skip(r);
+    }
+    candidates.sort_by(|a, b| a.path.cmp(&b.path));
+    candidates.dedup_by(|a, b| a.path == b.path);
+    if candidates.len() > policy.max_files {
+        for _ in policy.max_files..candidates.len() {
+            report.skip(SkipReason::OverFileLimit);
+        }
+        candidates.truncate(policy.max_files);
+    }
+    report.files = candidates;
+    let mut watched: Vec<PathBuf> = std::mem::take(&mut *pruning.ignore_files.lock().unwrap());
+    watched.extend(snapshot::global_watch_list(&root_canon));
+    for path in watched {
+        let state = snapshot::stat(&path);
+        snap.watched.push((path, state));
+    }
+    snap.settle(started_ns);
+    report.snapshot = Some(snap);
+    Ok(report)
+}
+
+/// What the walker's entry filter records for the walk, shared with its
+/// threads: entries pruned before descent (the walker cannot say why),
+/// directories reached through a symlink (files under them are aliases) and
+/// the ignore files inside the tree (the snapshot watches them).
+#[derive(Clone, Default)]
+struct Pruning {
+    skipped: Arc<Mutex<Vec<SkipReason>>>,
+    linked_dirs: Arc<Mutex<Vec<PathBuf>>>,
+    ignore_files: Arc<Mutex<Vec<PathBuf>>>,
+}
+
+fn walk_builder(root: &Path, policy: &FilePolicy, pruning: Pruning) -> ignore::WalkBuilder {
+    let mut builder = ignore::WalkBuilder::new(root);
     builder
         .hidden(false) // lode filters hidden entries itself, to count them
         .git_ignore(true)
@@ -206,19 +255,8 @@ pub fn walk(root: &Path, policy: &FilePolicy) -> Result<WalkReport> {
         .parents(true)
         .require_git(false)
         .follow_links(true);
-
-    let hidden = policy.hidden;
-    let vendored = policy.vendored;
-    let root_in_filter = root_canon.clone();
-    // Entries filtered before descent are counted here, as the walker cannot say why.
-    let pruned = std::sync::Arc::new(std::sync::Mutex::new(Vec::<SkipReason>::new()));
-    let pruned_in_filter = pruned.clone();
-    // Directories reached through a symlink: files under them are aliases.
-    let linked_dirs = std::sync::Arc::new(std::sync::Mutex::new(Vec::<PathBuf>::new()));
-    let linked_dirs_in_filter = linked_dirs.clone();
-    // Ignore files inside the tree: the snapshot watches them.
-    let ignore_files = std::sync::Arc::new(std::sync::Mutex::new(Vec::<PathBuf>::new()));
-    let ignore_files_in_filter = ignore_files.clone();
+    let (hidden, vendored) = (policy.hidden, policy.vendored);
+    let root = root.to_path_buf();
     builder.filter_entry(move |entry| {
         if entry.depth() == 0 {
             return true;
@@ -228,57 +266,55 @@ pub fn walk(root: &Path, policy: &FilePolicy) -> Result<WalkReport> {
             return false;
         }
         if name == ".gitignore" || name == ".ignore" {
-            ignore_files_in_filter
-                .lock()
-                .unwrap()
-                .push(entry.path().to_path_buf());
+            let path = entry.path().to_path_buf();
+            pruning.ignore_files.lock().unwrap().push(path);
         }
-        let outside = entry.path_is_symlink()
-            && entry
-                .path()
-                .canonicalize()
-                .map_or(true, |target| !target.starts_with(&root_in_filter));
-        let reason = if outside {
-            Some(SkipReason::SymlinkOutsideRoot)
-        } else if !hidden && name.starts_with('.') {
-            Some(SkipReason::Hidden)
-        } else if !vendored
-            && entry.file_type().is_some_and(|t| t.is_dir())
-            && VENDOR_DIRS.contains(&name.as_ref())
-        {
-            Some(SkipReason::Vendored)
-        } else {
-            None
-        };
-        match reason {
-            Some(r) => {
-                pruned_in_filter.lock().unwrap().push(r);
-                false
-            }
-            None => {
-                if entry.path_is_symlink() && entry.file_type().is_some_and(|t| t.is_dir()) {
-                    linked_dirs_in_filter
-                        .lock()
-                        .unwrap()
-                        .push(entry.path().to_path_buf());
-                }
-                true
-            }
+        if let Some(reason) = prune_reason(entry, &name, &root, hidden, vendored) {
+            pruning.skipped.lock().unwrap().push(reason);
+            return false;
         }
+        if entry.path_is_symlink() && entry.file_type().is_some_and(|t| t.is_dir()) {
+            let path = entry.path().to_path_buf();
+            pruning.linked_dirs.lock().unwrap().push(path);
+        }
+        true
     });
+    builder
+}
 
-    // The walk runs on all cores (it is mostly stat calls); order is restored by sorting.
-    let seen: std::sync::Mutex<Vec<Seen>> = std::sync::Mutex::new(Vec::new());
-    let ctx = EntryContext {
-        root: &root_canon,
-        include: include.as_ref(),
-        exclude: exclude.as_ref(),
-        vendored,
-        max_file_size: policy.max_file_size,
-        linked_dirs: &linked_dirs,
-    };
+/// Why an entry is not descended into or walked at all, if it is not.
+fn prune_reason(
+    entry: &ignore::DirEntry,
+    name: &str,
+    root: &Path,
+    hidden: bool,
+    vendored: bool,
+) -> Option<SkipReason> {
+    let outside = entry.path_is_symlink()
+        && entry
+            .path()
+            .canonicalize()
+            .map_or(true, |target| !target.starts_with(root));
+    if outside {
+        Some(SkipReason::SymlinkOutsideRoot)
+    } else if !hidden && name.starts_with('.') {
+        Some(SkipReason::Hidden)
+    } else if !vendored
+        && entry.file_type().is_some_and(|t| t.is_dir())
+        && VENDOR_DIRS.contains(&name)
+    {
+        Some(SkipReason::Vendored)
+    } else {
+        None
+    }
+}
+
+/// Classifies every entry on all cores (the walk is mostly stat calls); the
+/// order is restored by the caller's sort.
+fn run_parallel(builder: &ignore::WalkBuilder, ctx: &EntryContext) -> Vec<Seen> {
+    let seen: Mutex<Vec<Seen>> = Mutex::new(Vec::new());
     builder.build_parallel().run(|| {
-        let (seen, ctx) = (&seen, &ctx);
+        let seen = &seen;
         Box::new(move |result| {
             let outcome = classify(result, ctx);
             if !matches!(outcome, Seen::Nothing) {
@@ -287,11 +323,18 @@ pub fn walk(root: &Path, policy: &FilePolicy) -> Result<WalkReport> {
             ignore::WalkState::Continue
         })
     });
+    seen.into_inner().unwrap()
+}
+
+/// Files to index from the walk's outcomes; skips and directories go to the
+/// report and the snapshot. A link to a file the walk already has is a
+/// duplicate; a link to a file the walk does not reach (ignored or excluded)
+/// is indexed under the link.
+fn sort_outcomes(seen: Vec<Seen>, report: &mut WalkReport, snap: &mut Snapshot) -> Vec<WalkedFile> {
     let mut candidates = Vec::new();
     // Files reached through a symlink, with the root-relative path they lead to.
     let mut aliases: Vec<(WalkedFile, Option<String>)> = Vec::new();
-    let mut snap = Snapshot::default();
-    for outcome in seen.into_inner().unwrap() {
+    for outcome in seen {
         match outcome {
             Seen::Skip(reason) => report.skip(reason),
             Seen::Dir(rel, mtime) => snap.dirs.push((rel, mtime)),
@@ -305,8 +348,6 @@ pub fn walk(root: &Path, policy: &FilePolicy) -> Result<WalkReport> {
         }
     }
     aliases.sort_by(|a, b| a.0.path.cmp(&b.0.path));
-    // A link to a file the walk already has is a duplicate; a link to a file
-    // the walk does not reach (ignored or excluded) is indexed under the link.
     let real: std::collections::HashSet<String> =
         candidates.iter().map(|f| f.path.clone()).collect();
     for (file, target) in aliases {
@@ -316,27 +357,7 @@ pub fn walk(root: &Path, policy: &FilePolicy) -> Result<WalkReport> {
             candidates.push(file);
         }
     }
-    for r in pruned.lock().unwrap().drain(..) {
-        report.skip(r);
-    }
-    candidates.sort_by(|a, b| a.path.cmp(&b.path));
-    candidates.dedup_by(|a, b| a.path == b.path);
-    if candidates.len() > policy.max_files {
-        for _ in policy.max_files..candidates.len() {
-            report.skip(SkipReason::OverFileLimit);
-        }
-        candidates.truncate(policy.max_files);
-    }
-    report.files = candidates;
-    let mut watched: Vec<PathBuf> = std::mem::take(&mut *ignore_files.lock().unwrap());
-    watched.extend(snapshot::global_watch_list(&root_canon));
-    for path in watched {
-        let state = snapshot::stat(&path);
-        snap.watched.push((path, state));
-    }
-    snap.settle(started_ns);
-    report.snapshot = Some(snap);
-    Ok(report)
+    candidates
 }
 
 fn globset(globs: &[String]) -> Result<Option<GlobSet>> {
@@ -383,7 +404,7 @@ struct EntryContext<'a> {
     exclude: Option<&'a GlobSet>,
     vendored: bool,
     max_file_size: u64,
-    linked_dirs: &'a std::sync::Mutex<Vec<PathBuf>>,
+    linked_dirs: &'a Mutex<Vec<PathBuf>>,
 }
 
 fn classify(result: Result<ignore::DirEntry, ignore::Error>, ctx: &EntryContext) -> Seen {
