@@ -179,7 +179,7 @@ fn build_job(
     log.outcome = Some(report.outcome);
     let (Some(key), Some(tree)) = (report.key, report.tree) else {
         return Err(JobError::Retry(format!(
-            "the clone is not clean: {}",
+            "the clone is not a git checkout: {}",
             notes.borrow().join("; ")
         )));
     };

@@ -60,8 +60,8 @@ pub struct Transfer {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct RemoteReport {
     pub outcome: Outcome,
-    /// The cache key of the tree at `HEAD`: of the shard fetched (`hit`), or
-    /// the one a clean checkout publishes under.
+    /// The cache key of the tree at `HEAD` (`published` says whether this run
+    /// stored an index under it).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub key: Option<String>,
     /// The git tree of the root at `HEAD`.
@@ -164,18 +164,20 @@ fn index_at(
         checkout,
         fingerprint: &fingerprint,
     };
+    report.key = Some(head.as_str().to_string());
     let had_local = cache.location.current_db().is_some() && cache.location.damaged().is_none();
     if !had_local && let Some(t) = run.try_install(&head, 0) {
         report.outcome = Outcome::Hit;
-        report.key = Some(head.as_str().to_string());
         report.fetched = Some(t);
         return Ok((build()?, report));
     }
-    let key = run.is_clean().then_some(head);
-    report.key = key.as_ref().map(|k| k.as_str().to_string());
+    let publishing = cache.settings.publish();
     let mut claimed = false;
     if !had_local {
-        claimed = run.fetch_before_build(key.as_ref(), &mut report);
+        // git is asked only where a claim can follow: `git status` re-hashes
+        // the files git's own index cannot vouch for, each time.
+        let claimable = publishing && run.is_clean();
+        claimed = run.fetch_before_build(claimable.then_some(&head), &mut report);
     }
     let built = build()?;
     if report.outcome == Outcome::Local && report.fetched.is_none() {
@@ -185,10 +187,10 @@ fn index_at(
             Outcome::Built
         };
     }
-    if let Some(key) = &key {
-        report.published = run.publish_after_build(key, claimed, &built);
+    if publishing {
+        report.published = run.publish_after_build(&head, claimed, &built);
         if claimed {
-            remote.release(key);
+            remote.release(&head);
         }
     }
     Ok((built, report))
@@ -206,20 +208,18 @@ impl Run<'_> {
     /// `false` when it cannot say).
     fn is_clean(&self) -> bool {
         git::is_clean(&self.cache.location.root).unwrap_or_else(|e| {
-            (self.cache.note)(&format!("remote cache: {e}; not published"));
+            (self.cache.note)(&format!("remote cache: {e}"));
             false
         })
     }
 
     /// Installs the best shard the cache has for a root with no index whose
     /// own tree's shard is not in the catalog: the one another runner is
-    /// building (`key`, a clean checkout's), or an ancestor's. Returns
-    /// whether this process claimed the build of `key`.
+    /// building (`key`, given for a clean checkout that publishes), or an
+    /// ancestor's. Returns whether this process claimed the build of `key`.
     fn fetch_before_build(&self, key: Option<&CacheKey>, report: &mut RemoteReport) -> bool {
         let mut claimed = false;
-        if let Some(key) = key
-            && self.cache.settings.publish()
-        {
+        if let Some(key) = key {
             match self.remote.claim(key) {
                 Ok(won) => claimed = won,
                 Err(e) => self.note(&e),
@@ -321,27 +321,28 @@ impl Run<'_> {
         installed.map(|_| ())
     }
 
-    /// Publishes the index just built when the tree is still the clean
-    /// checkout it was, the index is complete and the catalog lacks it.
+    /// Publishes the index just built when `HEAD` is where it was, the files
+    /// are its tree, the index is complete and the catalog lacks it.
     fn publish_after_build(
         &self,
         key: &CacheKey,
         claimed: bool,
         built: &BuildReport,
     ) -> Option<Transfer> {
-        if !self.cache.settings.publish() {
-            return None;
-        }
         if built.embedding.as_ref().is_some_and(|e| e.pending > 0) {
             (self.cache.note)("not published: the index is not completely embedded");
             return None;
         }
         match git::checkout(&self.cache.location.root) {
-            Ok(now) if now.head == self.checkout.head && self.is_clean() => {}
+            Ok(now) if now.head == self.checkout.head => {}
             _ => {
                 (self.cache.note)("not published: the files changed while indexing");
                 return None;
             }
+        }
+        if !self.is_clean() {
+            (self.cache.note)("not published: the files differ from HEAD");
+            return None;
         }
         match self.remote.lookup(key) {
             Ok(None) => {}
