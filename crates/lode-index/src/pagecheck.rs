@@ -1,7 +1,10 @@
 //! A check on every page of the database: a VFS shim over SQLite's own
 //! (unix) VFS that ends each page of an index database in a CRC-32 of the
 //! rest, written as the page is written and verified as it is read, whether
-//! through `pread` or the memory map.
+//! through `pread` or the memory map. SQLite also reads the start of an
+//! overflow page straight into a value, as many bytes as the value needs
+//! there: such a read is not a whole page, holds no check and passes
+//! unverified (lode's own blobs carry their checks).
 //!
 //! Why: the blobs lode decodes itself carry their own checks
 //! ([`crate::checksum`]), but a flipped byte in a plain column (a line
@@ -69,12 +72,13 @@ const HEADER_RESERVE_AT: usize = 20;
 const HEADER_LEN: usize = 100;
 const MAGIC: &[u8; 16] = b"SQLite format 3\0";
 
-/// Whether pages of a file are checked: not known until its header is seen.
+/// Whether pages of a file are checked, and how large they are: not known
+/// until its header is seen.
 #[derive(Clone, Copy, PartialEq, Eq)]
-#[repr(u8)]
 enum Checked {
     Unknown,
-    Yes,
+    /// Checked pages of this many bytes.
+    Pages(i64),
     No,
 }
 
@@ -182,26 +186,30 @@ fn page_sum(page: &[u8]) -> [u8; RESERVE as usize] {
     crc32fast::hash(&page[..page.len() - RESERVE as usize]).to_le_bytes()
 }
 
-/// A read or write of one whole page: a power of two from 512 to 65,536
-/// bytes, at a multiple of its size.
-fn whole_page(amt: c_int, offset: i64) -> bool {
-    let n = amt as i64;
-    (512..=65536).contains(&n) && n.count_ones() == 1 && offset % n == 0
+/// A read or write of one whole page of `page` bytes. Not any power of two
+/// at a multiple of itself: SQLite reads an overflow page's start directly
+/// for as many bytes as a value needs there, 512 of a 4,096-byte page at
+/// times, and such a read holds no check.
+fn whole_page(amt: c_int, offset: i64, page: i64) -> bool {
+    amt as i64 == page && offset % page == 0
 }
 
-/// Whether this file's pages are checked, reading its header once.
-unsafe fn is_checked(file: *mut ffi::sqlite3_file) -> bool {
+/// A page size SQLite can have: a power of two from 512 to 65,536 bytes.
+fn valid_page_size(n: i64) -> bool {
+    (512..=65536).contains(&n) && n.count_ones() == 1
+}
+
+/// The size of this file's pages when they are checked, reading its header once.
+unsafe fn checked_page_size(file: *mut ffi::sqlite3_file) -> Option<i64> {
     // SAFETY: `file` is open.
     unsafe {
         let f = shim(file);
         if !f.main_db {
-            return false;
+            return None;
         }
         if f.checked == Checked::Unknown {
             let mut header = [0u8; HEADER_LEN];
-            let Some(read) = methods(file).xRead else {
-                return false;
-            };
+            let read = methods(file).xRead?;
             let rc = read(
                 real(file),
                 header.as_mut_ptr().cast(),
@@ -213,19 +221,25 @@ unsafe fn is_checked(file: *mut ffi::sqlite3_file) -> bool {
             }
             // A short read: an empty file, not known yet.
         }
-        f.checked == Checked::Yes
+        match f.checked {
+            Checked::Pages(size) => Some(size),
+            Checked::Unknown | Checked::No => None,
+        }
     }
 }
 
 fn from_header(header: &[u8]) -> Checked {
-    if header.len() >= HEADER_LEN && header[..16] == MAGIC[..] {
-        if header[HEADER_RESERVE_AT] == RESERVE {
-            Checked::Yes
-        } else {
-            Checked::No
-        }
+    if header.len() < HEADER_LEN || header[..16] != MAGIC[..] {
+        return Checked::Unknown;
+    }
+    let size = match u16::from_be_bytes([header[16], header[17]]) {
+        1 => 65_536,
+        n => n as i64,
+    };
+    if header[HEADER_RESERVE_AT] == RESERVE && valid_page_size(size) {
+        Checked::Pages(size)
     } else {
-        Checked::Unknown
+        Checked::No
     }
 }
 
@@ -257,7 +271,8 @@ unsafe extern "C" fn x_read(
         }
         let bytes = std::slice::from_raw_parts(buf.cast::<u8>(), amt as usize);
         saw(shim(file), offset, bytes);
-        if whole_page(amt, offset) && is_checked(file) && !page_ok(bytes) {
+        let page = checked_page_size(file);
+        if page.is_some_and(|p| whole_page(amt, offset, p)) && !page_ok(bytes) {
             return ffi::SQLITE_IOERR_DATA;
         }
         rc
@@ -276,16 +291,13 @@ pub(crate) fn seal(path: &std::path::Path) -> std::io::Result<()> {
         .write(true)
         .open(path)?;
     let mut header = [0u8; HEADER_LEN];
-    if file.read_exact(&mut header).is_err() || from_header(&header) != Checked::Yes {
+    if file.read_exact(&mut header).is_err() {
         return Ok(());
     }
-    let size = match u16::from_be_bytes([header[16], header[17]]) {
-        1 => 65_536,
-        n => n as usize,
+    let Checked::Pages(size) = from_header(&header) else {
+        return Ok(());
     };
-    if !whole_page(size as c_int, 0) {
-        return Ok(());
-    }
+    let size = size as usize;
     file.seek(SeekFrom::Start(0))?;
     let mut page = vec![0u8; size];
     let mut offset = 0u64;
@@ -327,7 +339,7 @@ unsafe extern "C" fn x_write(
         };
         let bytes = std::slice::from_raw_parts(buf.cast::<u8>(), amt as usize);
         saw(shim(file), offset, bytes);
-        if whole_page(amt, offset) && is_checked(file) {
+        if checked_page_size(file).is_some_and(|p| whole_page(amt, offset, p)) {
             let mut page = bytes.to_vec();
             let sum = page_sum(&page);
             let n = page.len();
@@ -354,7 +366,7 @@ unsafe extern "C" fn x_fetch(
         if rc != ffi::SQLITE_OK || (*pp).is_null() {
             return rc;
         }
-        if whole_page(amt, offset) && is_checked(file) {
+        if checked_page_size(file).is_some_and(|p| whole_page(amt, offset, p)) {
             let page = std::slice::from_raw_parts((*pp).cast::<u8>(), amt as usize);
             if !page_ok(page) {
                 if let Some(unfetch) = methods(file).xUnfetch {
@@ -575,6 +587,47 @@ mod tests {
         let before = std::fs::read(&plain).unwrap();
         seal(&plain).unwrap();
         assert_eq!(std::fs::read(&plain).unwrap(), before);
+    }
+
+    #[test]
+    fn a_direct_read_of_part_of_an_overflow_page_is_not_taken_for_a_page() {
+        // SQLite reads a value's overflow pages straight from the file, from a
+        // page's start for as many bytes as the value needs there: a read of
+        // 512 bytes at a page's start is then part of a 1,024-byte page.
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("index-1.db");
+        let vfs = vfs_name().expect("the shim registers on unix");
+        let flags =
+            rusqlite::OpenFlags::SQLITE_OPEN_READ_WRITE | rusqlite::OpenFlags::SQLITE_OPEN_CREATE;
+        let conn = rusqlite::Connection::open_with_flags_and_vfs(&path, flags, vfs).unwrap();
+        conn.execute_batch("PRAGMA page_size = 1024").unwrap();
+        reserve_on_create(&conn).unwrap();
+        conn.execute_batch("CREATE TABLE t (id INTEGER PRIMARY KEY, a BLOB, b BLOB, c BLOB)")
+            .unwrap();
+        // `b` between values of every length: the record's overflow ends a
+        // page, so one `b` ends 508 bytes into an overflow page, read as 512
+        // bytes with the page's link.
+        let overflow = 1024 - RESERVE as usize - 4;
+        for n in 0..overflow {
+            conn.execute(
+                "INSERT INTO t (a, b, c) VALUES (?1, ?2, ?3)",
+                rusqlite::params![vec![1u8; 700], vec![2u8; 1_500 + n], vec![3u8; n]],
+            )
+            .unwrap();
+        }
+        drop(conn);
+        let bytes = std::fs::read(&path).unwrap();
+        assert_eq!(u16::from_be_bytes([bytes[16], bytes[17]]), 1024);
+        assert_eq!(bytes[HEADER_RESERVE_AT], RESERVE);
+        let conn = rusqlite::Connection::open_with_flags_and_vfs(&path, flags, vfs).unwrap();
+        let mut stmt = conn.prepare("SELECT b FROM t ORDER BY id").unwrap();
+        let lengths: Vec<usize> = stmt
+            .query_map([], |r| r.get::<_, Vec<u8>>(0))
+            .unwrap()
+            .map(|b| b.map(|b| b.len()))
+            .collect::<Result<_, _>>()
+            .unwrap();
+        assert_eq!(lengths, (1_500..1_500 + overflow).collect::<Vec<_>>());
     }
 
     #[test]
