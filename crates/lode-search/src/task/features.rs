@@ -274,6 +274,42 @@ pub struct Candidate {
     pub defined_in_code: Vec<String>,
 }
 
+impl Candidate {
+    fn new(path: &str, lang: Language) -> Candidate {
+        Candidate {
+            path: path.to_string(),
+            lang,
+            features: FileFeatures::default(),
+            frame_lines: Vec::new(),
+            defined: Vec::new(),
+            defined_in_code: Vec::new(),
+        }
+    }
+}
+
+/// The candidate files gathered so far, by path.
+#[derive(Default)]
+struct Candidates(FastMap<String, Candidate>);
+
+impl Candidates {
+    /// The candidate `path`, added when new.
+    fn entry(&mut self, path: &str, lang: Language) -> &mut Candidate {
+        if !self.0.contains_key(path) {
+            self.0.insert(path.to_string(), Candidate::new(path, lang));
+        }
+        self.0.get_mut(path).expect("added")
+    }
+
+    /// The candidate `path` in the index, its language read when it is new.
+    fn indexed(&mut self, index: &Index, path: &str) -> Result<&mut Candidate> {
+        let lang = match self.0.get(path) {
+            Some(c) => c.lang,
+            None => index.file(path)?.map_or(Language::Text, |f| f.lang),
+        };
+        Ok(self.entry(path, lang))
+    }
+}
+
 /// Reads the index for the task's evidence about every candidate file.
 pub fn gather(
     index: &Index,
@@ -284,39 +320,53 @@ pub fn gather(
     semantic: bool,
 ) -> Result<Gathered> {
     let weighted = informative_terms(index, terms)?;
-    let mut files: FastMap<String, Candidate> = FastMap::default();
-    let candidate = |files: &mut FastMap<String, Candidate>, path: &str, lang: Language| {
-        if !files.contains_key(path) {
-            files.insert(
-                path.to_string(),
-                Candidate {
-                    path: path.to_string(),
-                    lang,
-                    features: FileFeatures::default(),
-                    frame_lines: Vec::new(),
-                    defined: Vec::new(),
-                    defined_in_code: Vec::new(),
-                },
-            );
-        }
-    };
+    let mut files = Candidates::default();
+    add_whole_files(index, &weighted, filter, &mut files)?;
+    let (all_lexical, dense_files) =
+        add_chunks(index, &weighted, dense_text, filter, semantic, &mut files)?;
+    // Every path: named things and imports resolve against them.
+    let all_paths = index.indexed_paths(filter)?;
+    let paths = PathIndex::new(&all_paths);
+    add_named(index, task, &paths, &mut files)?;
+    add_definitions(index, task, filter, &mut files)?;
+    let mut files: Vec<Candidate> = files.0.into_values().collect();
+    set_file_evidence(index, task, &dense_files.files, &mut files)?;
+    mark_literals(index, task, &mut files);
+    mark_imported(index, &mut files, &paths)?;
+    Ok(Gathered {
+        files,
+        chunk_scores: ChunkScores::new(all_lexical, dense_files.all),
+    })
+}
 
-    // Whole files.
-    let whole = index.file_lexical(&weighted, &FileBm25Params::default(), filter, FILE_POOL)?;
+/// Whole-file BM25: the best files by the task's weighted terms.
+fn add_whole_files(
+    index: &Index,
+    weighted: &[(&str, f64)],
+    filter: &Filter,
+    files: &mut Candidates,
+) -> Result<()> {
+    let whole = index.file_lexical(weighted, &FileBm25Params::default(), filter, FILE_POOL)?;
     let best_whole = whole.first().map_or(0.0, |f| f.score);
     for f in &whole {
-        candidate(&mut files, &f.path, f.lang);
-        files
-            .get_mut(&f.path)
-            .expect("added")
-            .features
-            .set(Feature::Bm25, ratio(f.score, best_whole));
+        let c = files.entry(&f.path, f.lang);
+        c.features.set(Feature::Bm25, ratio(f.score, best_whole));
     }
+    Ok(())
+}
 
-    // Chunks: lexical and dense, fused.
-    // Every chunk's lexical score (limit 0: all), to choose the chunks of
-    // the files ranked; the best make the pool.
-    let all_lexical = index.lexical_weighted(&weighted, &Bm25Params::default(), filter, 0)?;
+/// The best chunks, lexical and dense, fused: each lifts its file. Returns
+/// every chunk's lexical score (to choose the chunks of the files ranked)
+/// and the dense side's answer.
+fn add_chunks(
+    index: &Index,
+    weighted: &[(&str, f64)],
+    dense_text: &str,
+    filter: &Filter,
+    semantic: bool,
+    files: &mut Candidates,
+) -> Result<(Vec<(i64, f64)>, lode_index::DenseFiles)> {
+    let all_lexical = index.lexical_weighted(weighted, &Bm25Params::default(), filter, 0)?;
     let lexical = &best_of(&all_lexical, CHUNK_POOL);
     let dense_files = if semantic {
         index.dense_files(dense_text, filter, CHUNK_POOL)?
@@ -339,32 +389,31 @@ pub fn gather(
     };
     let mut ids: Vec<i64> = fused.keys().copied().collect();
     ids.sort_unstable();
-    let rows = index.shared_chunks(&ids)?;
     let best_fused = fused.values().copied().fold(0.0, f64::max);
-    for row in rows {
+    for row in index.shared_chunks(&ids)? {
         let s = fused.get(&row.id).copied().unwrap_or(0.0);
-        candidate(&mut files, &row.path, row.lang);
-        let c = files.get_mut(&row.path).expect("added");
+        let c = files.entry(&row.path, row.lang);
         c.features.raise(Feature::Chunk, ratio(s, best_fused));
         if let Some(&cos) = cosine.get(&row.id) {
             c.features.raise(Feature::Dense, spread(cos));
         }
     }
+    Ok((all_lexical, dense_files))
+}
 
-    // Named things: paths, frames, modules.
-
-    // Every path: named things and imports resolve against them.
-    let all_paths = index.indexed_paths(filter)?;
-    let paths = PathIndex::new(&all_paths);
-    let lang_of = |index: &Index, path: &str| -> Result<Language> {
-        Ok(index.file(path)?.map_or(Language::Text, |f| f.lang))
-    };
+/// The files the task names: paths, trace frames, modules.
+fn add_named(
+    index: &Index,
+    task: &TaskText,
+    paths: &PathIndex,
+    files: &mut Candidates,
+) -> Result<()> {
     for m in &task.paths {
         for (path, strength) in paths.resolve_path(&m.path, false) {
-            let lang = lang_of(index, path)?;
-            candidate(&mut files, path, lang);
-            let c = files.get_mut(path).expect("added");
-            c.features.raise(Feature::Path, strength);
+            files
+                .indexed(index, path)?
+                .features
+                .raise(Feature::Path, strength);
         }
     }
     // A trace runs from its entry point to where it failed: the frames in
@@ -381,24 +430,31 @@ pub fn gather(
     for (depth, (f, found)) in in_repo.into_iter().enumerate() {
         let depth_share = (depth + 1) as f64 / deepest as f64;
         for (path, strength) in found {
-            let lang = lang_of(index, path)?;
-            candidate(&mut files, path, lang);
-            let c = files.get_mut(path).expect("added");
+            let c = files.indexed(index, path)?;
             c.features.raise(Feature::Frame, strength * depth_share);
             c.frame_lines.extend(f.line);
         }
     }
     for m in &task.modules {
         for (path, strength) in paths.resolve_module(m) {
-            let lang = lang_of(index, path)?;
-            candidate(&mut files, path, lang);
-            let c = files.get_mut(path).expect("added");
-            c.features.raise(Feature::Module, strength);
+            files
+                .indexed(index, path)?
+                .features
+                .raise(Feature::Module, strength);
         }
     }
+    Ok(())
+}
 
-    // Definitions of the names the task writes as code: those the prose or
-    // a trace names, then those only its code blocks hold.
+/// Definitions of the names the task writes as code: those the prose or a
+/// trace names ([`Feature::Defines`]), then those only its code blocks hold
+/// ([`Feature::DefinesCode`]); each counts the more the fewer files define it.
+fn add_definitions(
+    index: &Index,
+    task: &TaskText,
+    filter: &Filter,
+    files: &mut Candidates,
+) -> Result<()> {
     let named: Vec<&str> = task
         .named
         .iter()
@@ -429,12 +485,11 @@ pub fn gather(
             }
             let share = 1.0 / defining.len() as f64;
             for path in defining {
-                let lang = lang_of(index, path)?;
+                let lang = index.file(path)?.map_or(Language::Text, |f| f.lang);
                 if !filter.admits(path, lang) {
                     continue;
                 }
-                candidate(&mut files, path, lang);
-                let c = files.get_mut(path).expect("added");
+                let c = files.entry(path, lang);
                 c.features.0[feature as usize] += share;
                 match feature {
                     Feature::Defines => c.defined.push(name.to_string()),
@@ -443,15 +498,24 @@ pub fn gather(
             }
         }
     }
+    Ok(())
+}
 
-    let mut files: Vec<Candidate> = files.into_values().collect();
+/// What each candidate is, whatever pointed at it: its dense likeness as a
+/// file, its size, its name against the task's words, and its flags.
+fn set_file_evidence(
+    index: &Index,
+    task: &TaskText,
+    dense_files: &HashMap<String, (f64, f64)>,
+    files: &mut [Candidate],
+) -> Result<()> {
     let words = TaskWords::new(task);
-    let (lowest, highest) = dense_files.files.values().fold(
+    let (lowest, highest) = dense_files.values().fold(
         (f64::INFINITY, f64::NEG_INFINITY),
         |(lo, hi), &(_, mean)| (lo.min(mean), hi.max(mean)),
     );
-    for c in &mut files {
-        if let Some(&(_, mean)) = dense_files.files.get(&c.path)
+    for c in files {
+        if let Some(&(_, mean)) = dense_files.get(&c.path)
             && highest > lowest
         {
             c.features
@@ -472,12 +536,7 @@ pub fn gather(
             flag(rank::is_example_path(&lower) || is_docs_path(&lower)),
         );
     }
-    mark_literals(index, task, &mut files);
-    mark_imported(index, &mut files, &paths)?;
-    Ok(Gathered {
-        files,
-        chunk_scores: ChunkScores::new(all_lexical, dense_files.all),
-    })
+    Ok(())
 }
 
 /// The strongest candidates' imports, resolved to files: a file a strong
@@ -528,14 +587,7 @@ fn mark_imported(index: &Index, files: &mut Vec<Candidate>, paths: &PathIndex) -
             Some(&i) => i,
             None => {
                 let lang = index.file(path)?.map_or(Language::Text, |f| f.lang);
-                let mut c = Candidate {
-                    path: path.to_string(),
-                    lang,
-                    features: FileFeatures::default(),
-                    frame_lines: Vec::new(),
-                    defined: Vec::new(),
-                    defined_in_code: Vec::new(),
-                };
+                let mut c = Candidate::new(path, lang);
                 c.features.set(Feature::Size, index.file_size_share(path)?);
                 c.features
                     .set(Feature::Test, flag(rank::is_test_path(path)));
