@@ -340,10 +340,8 @@ impl Run<'_> {
                 return None;
             }
         }
-        if !self.is_clean() {
-            (self.cache.note)("not published: the files differ from HEAD");
-            return None;
-        }
+        // The catalog first: when it holds this tree, as it does for most
+        // repeated runs, `git status` (a re-hash of every racy file) is not asked.
         match self.remote.lookup(key) {
             Ok(None) => {}
             Ok(Some(_)) => return None,
@@ -351,6 +349,10 @@ impl Run<'_> {
                 self.note(&e);
                 return None;
             }
+        }
+        if !self.is_clean() {
+            (self.cache.note)("not published: the files differ from HEAD");
+            return None;
         }
         if !claimed {
             match self.remote.claim(key) {
