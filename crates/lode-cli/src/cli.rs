@@ -180,6 +180,8 @@ pub enum Command {
         #[arg(long, default_value_t = 400)]
         max_symbols: usize,
         #[command(flatten)]
+        service: ServiceArg,
+        #[command(flatten)]
         overlay: OverlayArg,
         #[command(flatten)]
         common: Common,

@@ -178,9 +178,14 @@ fn run_once(cmd: Command) -> Result<u8> {
         Command::Outline {
             file,
             max_symbols,
+            service,
             overlay,
             common,
         } => {
+            if service.asked() {
+                let path = file.to_string_lossy();
+                return crate::remote::query(service, "outline", &path, max_symbols, &common);
+            }
             let ctx = Context::new(common, None, Some(&file))?.with_overlay(&overlay)?;
             outline(ctx, &file, max_symbols)
         }

@@ -232,6 +232,9 @@ pub fn query(
         top_k,
     };
     let gathered = server.scatter(&asked, QUERY_DEADLINE).map_err(remote_err)?;
+    if command == "outline" {
+        return Ok(print_outlines(&gathered, common.json));
+    }
     let hits = merged_hits(&gathered, command, top_k);
     if common.json {
         let served: Vec<serde_json::Value> = gathered
@@ -265,6 +268,80 @@ pub fn query(
         }
     }
     Ok(if hits.is_empty() { 1 } else { 0 })
+}
+
+/// `lode outline PATH --repo R | --all-repos`: each repository's outline of
+/// PATH; 1 when none indexes it.
+fn print_outlines(gathered: &lode_remote::serve::Gathered, json: bool) -> u8 {
+    let found: Vec<&lode_remote::serve::RepoAnswer> = (gathered.answers.iter())
+        .filter(|a| a.answer.get("not_found").is_none())
+        .collect();
+    if json {
+        print_json(&serde_json::json!({
+            "command": "outline",
+            "outlines": gathered.answers,
+            "partial": gathered.partial,
+            "missing_partitions": gathered.missing_partitions,
+            "loading": gathered.loading,
+        }));
+    } else {
+        for a in &gathered.answers {
+            let field = |v: &serde_json::Value| shown_str(v);
+            println!(
+                "{}  {}",
+                lode_core::shown::field(&a.repo),
+                short_commit(&a.commit)
+            );
+            if let Some(why) = a.answer.get("not_found") {
+                println!("  {}", field(why));
+            }
+            let files = match a.answer.get("files") {
+                Some(files) => files.as_array().cloned().unwrap_or_default(),
+                None => vec![a.answer.clone()],
+            };
+            for file in files.iter().filter(|f| f.get("path").is_some()) {
+                println!("  {}", field(&file["path"]));
+                print_symbols(&file["symbols"], 2);
+            }
+        }
+        if gathered.partial {
+            eprintln!(
+                "lode: partial: partitions {:?} did not answer in time",
+                gathered.missing_partitions
+            );
+        }
+    }
+    u8::from(found.is_empty())
+}
+
+/// An outline's symbols as `kind name start-end`, children indented.
+fn print_symbols(symbols: &serde_json::Value, depth: usize) {
+    for s in symbols.as_array().into_iter().flatten() {
+        let text = |k: &str| shown_str(&s[k]);
+        // A file's outline spans lines; a directory's gives each symbol's first.
+        let start = s.get("start_line").or(s.get("line"));
+        let end = s.get("end_line").map_or(String::new(), |e| format!("-{e}"));
+        println!(
+            "{:indent$}{} {} {}{end}",
+            "",
+            text("kind"),
+            text("name"),
+            start.unwrap_or(&serde_json::Value::Null),
+            indent = (depth + s["depth"].as_u64().unwrap_or(0) as usize) * 2
+        );
+        if let Some(children) = s.get("children") {
+            print_symbols(children, depth + 1);
+        }
+    }
+}
+
+/// A JSON string of an answer, as the terminal may show it.
+fn shown_str(v: &serde_json::Value) -> String {
+    lode_core::shown::field(v.as_str().unwrap_or("")).into_owned()
+}
+
+fn short_commit(commit: &str) -> &str {
+    &commit[..commit.len().min(12)]
 }
 
 /// Every repository's hits with its name: search's best first, cut to

@@ -64,9 +64,10 @@ fn owners(partition: u32, live: &BTreeSet<String>) -> Vec<String> {
 /// What a node is asked.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Query {
-    /// `search` or `grep`.
+    /// `search`, `grep` or `outline`.
     pub command: String,
-    /// The query text or the regex.
+    /// The query text, the regex, or the file or directory to outline
+    /// (relative to the repository's root).
     pub text: String,
     /// One repository, or every repository of the partition.
     pub repo: Option<String>,
@@ -447,7 +448,32 @@ fn run(index: &Index, query: &Query) -> std::result::Result<serde_json::Value, S
             lode_search::grep(index, &query.text, &lode_search::GrepOptions::default())
                 .map_err(|e| e.to_string())?,
         ),
+        "outline" => return outline(index, &query.text, query.top_k),
         other => return Err(format!("no such command: {other}")),
+    };
+    value.map_err(|e| e.to_string())
+}
+
+/// The outline of a file, or of a directory's files (at most `max_symbols`
+/// symbols); a path the repository does not index answers `not_found`, as
+/// one repository's answer, not the partition's error.
+fn outline(
+    index: &Index,
+    path: &str,
+    max_symbols: usize,
+) -> std::result::Result<serde_json::Value, String> {
+    let path = path.trim_start_matches("./").trim_matches('/');
+    let value = match lode_search::outline(index, path) {
+        Ok(file) => serde_json::to_value(file),
+        Err(lode_core::Error::NotFound(why)) => {
+            let dir = lode_search::outline_dir(index, path, max_symbols.clamp(1, 5_000))
+                .map_err(|e| e.to_string())?;
+            if dir.files.is_empty() {
+                return Ok(serde_json::json!({ "not_found": why }));
+            }
+            serde_json::to_value(dir)
+        }
+        Err(e) => return Err(e.to_string()),
     };
     value.map_err(|e| e.to_string())
 }
