@@ -334,12 +334,24 @@ def shard_nodes(lode, url, tmp, repos, builders):
                             str(tmp / "local-cache"), "--config", str(config)],
                            capture_output=True, text=True, timeout=120)
     want = json.loads(local.stdout)
-    check([x["repo"] for x in o["outlines"]] == [r3]
-          and o["outlines"][0]["answer"]["symbols"] == want["symbols"],
+    check([x["repo"] for x in o["answers"]] == [r3]
+          and o["answers"][0]["answer"]["symbols"] == want["symbols"],
           "outline --repo answers as a local index of the same commit")
     d = ask(lode, url, config, "outline", "src", "--repo", r3)
-    check(any(f["path"] == "src/m0.py" for f in d["outlines"][0]["answer"]["files"]),
+    check(any(f["path"] == "src/m0.py" for f in d["answers"][0]["answer"]["files"]),
           "outline of a directory --repo lists its files")
+    c = ask(lode, url, config, "callers", "handler_3_1", "--repo", r3)
+    local = subprocess.run([lode, "callers", "handler_3_1", "--json", "--root", r3, "--cache-dir",
+                            str(tmp / "local-cache"), "--config", str(config)],
+                           capture_output=True, text=True, timeout=120)
+    want = json.loads(local.stdout)
+    got = c["answers"][0]["answer"] if c["answers"] else {}
+    check(got.get("children") and got["children"] == want["children"],
+          "callers --repo answers as a local index of the same commit")
+    s = ask(lode, url, config, "show", "helper_3_1", "--repo", r3)
+    got = s["answers"][0]["answer"] if s["answers"] else {}
+    check("handler_3_1" in "".join(got.get("lines", [])) and "helper_3_1" in got.get("text", ""),
+          "show --repo gives the symbol's body")
     missing = subprocess.run([lode, "outline", "no/such.py", "--json", "--repo", r3, "--remote",
                               url, "--config", str(config)],
                              capture_output=True, text=True, timeout=60)

@@ -202,6 +202,8 @@ pub enum Command {
         #[arg(long, value_name = "PATH")]
         path: Option<PathBuf>,
         #[command(flatten)]
+        service: ServiceArg,
+        #[command(flatten)]
         overlay: OverlayArg,
         #[command(flatten)]
         common: Common,
@@ -217,6 +219,8 @@ pub enum Command {
         /// Also list its direct callers and callees.
         #[arg(long)]
         callgraph: bool,
+        #[command(flatten)]
+        service: ServiceArg,
         #[command(flatten)]
         overlay: OverlayArg,
         #[command(flatten)]

@@ -8,7 +8,7 @@ use lode_index::{BuildOptions, Filter};
 use lode_search::{GrepOptions, SearchOptions, render};
 use serde::Serialize;
 
-use crate::cli::{BenchCommand, Command, Common, ShardCommand};
+use crate::cli::{BenchCommand, Command, Common, GraphDirection, ShardCommand};
 use crate::context::{Context, Progress};
 
 pub fn wants_json(cmd: &Command) -> bool {
@@ -194,27 +194,46 @@ fn run_once(cmd: Command) -> Result<u8> {
             direction,
             depth,
             path,
+            service,
             overlay,
             common,
-        } => crate::graph::callers(
-            Context::new(common, None, None)?.with_overlay(&overlay)?,
-            &symbol,
-            direction,
-            depth as usize,
-            path.as_deref(),
-        ),
+        } => {
+            if service.asked() {
+                let asked = match direction {
+                    GraphDirection::In => "callers",
+                    GraphDirection::Out => "callees",
+                };
+                only_local(path.is_some(), "--path")?;
+                return crate::remote::query(service, asked, &symbol, depth as usize, &common);
+            }
+            crate::graph::callers(
+                Context::new(common, None, None)?.with_overlay(&overlay)?,
+                &symbol,
+                direction,
+                depth as usize,
+                path.as_deref(),
+            )
+        }
         Command::Show {
             symbol,
             path,
             callgraph,
+            service,
             overlay,
             common,
-        } => crate::graph::show(
-            Context::new(common, None, None)?.with_overlay(&overlay)?,
-            &symbol,
-            path.as_deref(),
-            callgraph,
-        ),
+        } => {
+            if service.asked() {
+                only_local(path.is_some(), "--path")?;
+                only_local(callgraph, "--callgraph")?;
+                return crate::remote::query(service, "show", &symbol, 1, &common);
+            }
+            crate::graph::show(
+                Context::new(common, None, None)?.with_overlay(&overlay)?,
+                &symbol,
+                path.as_deref(),
+                callgraph,
+            )
+        }
         Command::Map { max_tokens, common } => {
             crate::graph::map(Context::new(common, None, None)?, max_tokens)
         }
@@ -733,6 +752,16 @@ fn utc_time(secs: u64) -> String {
         rem % 3_600 / 60,
         rem % 60
     )
+}
+
+/// An option the shard nodes do not take: a clear error with `--repo`/`--all-repos`.
+fn only_local(given: bool, option: &str) -> Result<()> {
+    if given {
+        return Err(Error::BadQuery(format!(
+            "{option} is not taken with --repo or --all-repos"
+        )));
+    }
+    Ok(())
 }
 
 #[cfg(test)]

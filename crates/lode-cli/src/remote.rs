@@ -232,8 +232,8 @@ pub fn query(
         top_k,
     };
     let gathered = server.scatter(&asked, QUERY_DEADLINE).map_err(remote_err)?;
-    if command == "outline" {
-        return Ok(print_outlines(&gathered, common.json));
+    if command != "search" && command != "grep" {
+        return Ok(print_answers(&gathered, command, common.json));
     }
     let hits = merged_hits(&gathered, command, top_k);
     if common.json {
@@ -270,16 +270,15 @@ pub fn query(
     Ok(if hits.is_empty() { 1 } else { 0 })
 }
 
-/// `lode outline PATH --repo R | --all-repos`: each repository's outline of
-/// PATH; 1 when none indexes it.
-fn print_outlines(gathered: &lode_remote::serve::Gathered, json: bool) -> u8 {
-    let found: Vec<&lode_remote::serve::RepoAnswer> = (gathered.answers.iter())
-        .filter(|a| a.answer.get("not_found").is_none())
-        .collect();
+/// `lode outline|callers|show … --repo R | --all-repos`: each repository's
+/// answer; 1 when none has the path or symbol.
+fn print_answers(gathered: &lode_remote::serve::Gathered, command: &str, json: bool) -> u8 {
+    let missed = |a: &serde_json::Value| a.get("not_found").or(a.get("ambiguous")).cloned();
+    let found = (gathered.answers.iter()).any(|a| missed(&a.answer).is_none());
     if json {
         print_json(&serde_json::json!({
-            "command": "outline",
-            "outlines": gathered.answers,
+            "command": command,
+            "answers": gathered.answers,
             "partial": gathered.partial,
             "missing_partitions": gathered.missing_partitions,
             "loading": gathered.loading,
@@ -292,8 +291,13 @@ fn print_outlines(gathered: &lode_remote::serve::Gathered, json: bool) -> u8 {
                 lode_core::shown::field(&a.repo),
                 short_commit(&a.commit)
             );
-            if let Some(why) = a.answer.get("not_found") {
-                println!("  {}", field(why));
+            if let Some(why) = missed(&a.answer) {
+                println!("  {}", field(&why));
+                continue;
+            }
+            if let Some(text) = a.answer.get("text") {
+                print!("{}", text.as_str().unwrap_or(""));
+                continue;
             }
             let files = match a.answer.get("files") {
                 Some(files) => files.as_array().cloned().unwrap_or_default(),
@@ -311,7 +315,7 @@ fn print_outlines(gathered: &lode_remote::serve::Gathered, json: bool) -> u8 {
             );
         }
     }
-    u8::from(found.is_empty())
+    u8::from(!found)
 }
 
 /// An outline's symbols as `kind name start-end`, children indented.

@@ -64,10 +64,10 @@ fn owners(partition: u32, live: &BTreeSet<String>) -> Vec<String> {
 /// What a node is asked.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Query {
-    /// `search`, `grep` or `outline`.
+    /// `search`, `grep`, `outline`, `callers`, `callees` or `show`.
     pub command: String,
-    /// The query text, the regex, or the file or directory to outline
-    /// (relative to the repository's root).
+    /// The query text, the regex, the file or directory to outline
+    /// (relative to the repository's root), or the symbol.
     pub text: String,
     /// One repository, or every repository of the partition.
     pub repo: Option<String>,
@@ -449,6 +449,7 @@ fn run(index: &Index, query: &Query) -> std::result::Result<serde_json::Value, S
                 .map_err(|e| e.to_string())?,
         ),
         "outline" => return outline(index, &query.text, query.top_k),
+        "callers" | "callees" | "show" => return symbol_answer(index, query),
         other => return Err(format!("no such command: {other}")),
     };
     value.map_err(|e| e.to_string())
@@ -476,4 +477,38 @@ fn outline(
         Err(e) => return Err(e.to_string()),
     };
     value.map_err(|e| e.to_string())
+}
+
+/// `callers` or `callees` of the symbol `query.text` (a tree `top_k` levels
+/// deep, 1–5), or its body (`show`), with the text the CLI prints as `text`.
+/// A name the repository lacks, or names ambiguously, is that repository's
+/// answer (`not_found`, `ambiguous`), not the partition's error.
+fn symbol_answer(index: &Index, query: &Query) -> std::result::Result<serde_json::Value, String> {
+    let sym = match lode_graph::find_symbol(index, query.text.trim(), None) {
+        Ok(sym) => sym,
+        Err(lode_core::Error::NotFound(why)) => return Ok(serde_json::json!({ "not_found": why })),
+        Err(lode_core::Error::Ambiguous(why)) => {
+            return Ok(serde_json::json!({ "ambiguous": why }));
+        }
+        Err(e) => return Err(e.to_string()),
+    };
+    let resolver = lode_graph::Resolver::new(index).map_err(|e| e.to_string())?;
+    let (value, text) = if query.command == "show" {
+        let shown = resolver.show(&sym, false).map_err(|e| e.to_string())?;
+        let text = lode_graph::render::shown_text(&shown);
+        (serde_json::to_value(shown), text)
+    } else {
+        let direction = if query.command == "callees" {
+            lode_graph::Direction::Out
+        } else {
+            lode_graph::Direction::In
+        };
+        let tree =
+            (resolver.tree(&sym, direction, query.top_k.clamp(1, 5))).map_err(|e| e.to_string())?;
+        let text = lode_graph::render::tree_text(&tree);
+        (serde_json::to_value(tree), text)
+    };
+    let mut value = value.map_err(|e| e.to_string())?;
+    value["text"] = serde_json::Value::String(text);
+    Ok(value)
 }
