@@ -283,6 +283,14 @@ def ask(lode, url, config, *args):
     return json.loads(p.stdout)
 
 
+def local(lode, tmp, config, root, *args):
+    """A command's JSON answer from a local index of the checkout at `root`."""
+    p = subprocess.run([lode, *args, "--json", "--root", root, "--cache-dir",
+                        str(tmp / "local-cache"), "--config", str(config)],
+                       capture_output=True, text=True, timeout=120)
+    return json.loads(p.stdout)
+
+
 def complete(answer, repos):
     served = {s["repo"]: s["commit"] for s in answer["served"]}
     return (not answer["partial"] and not answer["loading"]
@@ -318,11 +326,8 @@ def shard_nodes(lode, url, tmp, repos, builders):
           "search --repo answers from that repository only")
     check(remote["hits"][0]["path"] == "src/m0.py" and remote["served"][0]["commit"] == repos[r3],
           "its best hit is the symbol's file, at the catalog's commit")
-    local = subprocess.run([lode, "search", "changed_3", "--json", "--root", r3, "--cache-dir",
-                            str(tmp / "local-cache"), "--config", str(config)],
-                           capture_output=True, text=True, timeout=120)
     want = [(h["path"], h["start_line"], h["end_line"], round(h["score"], 6))
-            for h in json.loads(local.stdout)["hits"]]
+            for h in local(lode, tmp, config, r3, "search", "changed_3")["hits"]]
     got = [(h["path"], h["start_line"], h["end_line"], round(h["score"], 6))
            for h in remote["hits"]]
     check(got == want, "and exactly as a local index of the same commit")
@@ -330,10 +335,7 @@ def shard_nodes(lode, url, tmp, repos, builders):
     check(g["hits"] and {h["repo"] for h in g["hits"]} == {r3},
           "grep --all-repos finds the one repository that defines it")
     o = ask(lode, url, config, "outline", "src/m0.py", "--repo", r3)
-    local = subprocess.run([lode, "outline", "src/m0.py", "--json", "--root", r3, "--cache-dir",
-                            str(tmp / "local-cache"), "--config", str(config)],
-                           capture_output=True, text=True, timeout=120)
-    want = json.loads(local.stdout)
+    want = local(lode, tmp, config, r3, "outline", "src/m0.py")
     check([x["repo"] for x in o["answers"]] == [r3]
           and o["answers"][0]["answer"]["symbols"] == want["symbols"],
           "outline --repo answers as a local index of the same commit")
@@ -341,10 +343,7 @@ def shard_nodes(lode, url, tmp, repos, builders):
     check(any(f["path"] == "src/m0.py" for f in d["answers"][0]["answer"]["files"]),
           "outline of a directory --repo lists its files")
     c = ask(lode, url, config, "callers", "handler_3_1", "--repo", r3)
-    local = subprocess.run([lode, "callers", "handler_3_1", "--json", "--root", r3, "--cache-dir",
-                            str(tmp / "local-cache"), "--config", str(config)],
-                           capture_output=True, text=True, timeout=120)
-    want = json.loads(local.stdout)
+    want = local(lode, tmp, config, r3, "callers", "handler_3_1")
     got = c["answers"][0]["answer"] if c["answers"] else {}
     check(got.get("children") and got["children"] == want["children"],
           "callers --repo answers as a local index of the same commit")
