@@ -351,6 +351,11 @@ def shard_nodes(lode, url, tmp, repos, builders):
     got = s["answers"][0]["answer"] if s["answers"] else {}
     check("handler_3_1" in "".join(got.get("lines", [])) and "helper_3_1" in got.get("text", ""),
           "show --repo gives the symbol's body")
+    refused = subprocess.run([lode, "show", "helper_3_1", "--callgraph", "--repo", r3, "--remote",
+                              url, "--config", str(config)],
+                             capture_output=True, text=True, timeout=60)
+    check(refused.returncode == 2 and "--callgraph" in refused.stderr,
+          "show --callgraph with --repo: refused in one line, exit 2")
     missing = subprocess.run([lode, "outline", "no/such.py", "--json", "--repo", r3, "--remote",
                               url, "--config", str(config)],
                              capture_output=True, text=True, timeout=60)

@@ -285,14 +285,13 @@ fn print_answers(gathered: &lode_remote::serve::Gathered, command: &str, json: b
         }));
     } else {
         for a in &gathered.answers {
-            let field = |v: &serde_json::Value| shown_str(v);
             println!(
                 "{}  {}",
                 lode_core::shown::field(&a.repo),
                 short_commit(&a.commit)
             );
             if let Some(why) = missed(&a.answer) {
-                println!("  {}", field(&why));
+                println!("  {}", shown_str(&why));
                 continue;
             }
             if let Some(text) = a.answer.get("text") {
@@ -304,7 +303,7 @@ fn print_answers(gathered: &lode_remote::serve::Gathered, command: &str, json: b
                 None => vec![a.answer.clone()],
             };
             for file in files.iter().filter(|f| f.get("path").is_some()) {
-                println!("  {}", field(&file["path"]));
+                println!("  {}", shown_str(&file["path"]));
                 print_symbols(&file["symbols"], 2);
             }
         }
