@@ -186,12 +186,15 @@ fn page_sum(page: &[u8]) -> [u8; RESERVE as usize] {
     crc32fast::hash(&page[..page.len() - RESERVE as usize]).to_le_bytes()
 }
 
-/// A read or write of one whole page of `page` bytes. Not any power of two
-/// at a multiple of itself: SQLite reads an overflow page's start directly
-/// for as many bytes as a value needs there, 512 of a 4,096-byte page at
-/// times, and such a read holds no check.
-fn whole_page(amt: c_int, offset: i64, page: i64) -> bool {
-    amt as i64 == page && offset % page == 0
+/// Whether a read or write of `amt` bytes at `offset` is one whole checked
+/// page of `file`. Not any power of two at a multiple of itself: SQLite
+/// reads an overflow page's start directly for as many bytes as a value
+/// needs there, 512 of a 4,096-byte page at times, and such a read holds no
+/// check. Other sizes are turned away before the header is consulted.
+unsafe fn is_checked_page(file: *mut ffi::sqlite3_file, amt: c_int, offset: i64) -> bool {
+    let n = amt as i64;
+    // SAFETY: `file` is open.
+    valid_page_size(n) && unsafe { checked_page_size(file) } == Some(n) && offset % n == 0
 }
 
 /// A page size SQLite can have: a power of two from 512 to 65,536 bytes.
@@ -271,8 +274,7 @@ unsafe extern "C" fn x_read(
         }
         let bytes = std::slice::from_raw_parts(buf.cast::<u8>(), amt as usize);
         saw(shim(file), offset, bytes);
-        let page = checked_page_size(file);
-        if page.is_some_and(|p| whole_page(amt, offset, p)) && !page_ok(bytes) {
+        if is_checked_page(file, amt, offset) && !page_ok(bytes) {
             return ffi::SQLITE_IOERR_DATA;
         }
         rc
@@ -339,7 +341,7 @@ unsafe extern "C" fn x_write(
         };
         let bytes = std::slice::from_raw_parts(buf.cast::<u8>(), amt as usize);
         saw(shim(file), offset, bytes);
-        if checked_page_size(file).is_some_and(|p| whole_page(amt, offset, p)) {
+        if is_checked_page(file, amt, offset) {
             let mut page = bytes.to_vec();
             let sum = page_sum(&page);
             let n = page.len();
@@ -366,7 +368,7 @@ unsafe extern "C" fn x_fetch(
         if rc != ffi::SQLITE_OK || (*pp).is_null() {
             return rc;
         }
-        if checked_page_size(file).is_some_and(|p| whole_page(amt, offset, p)) {
+        if is_checked_page(file, amt, offset) {
             let page = std::slice::from_raw_parts((*pp).cast::<u8>(), amt as usize);
             if !page_ok(page) {
                 if let Some(unfetch) = methods(file).xUnfetch {

@@ -333,20 +333,20 @@ impl Run<'_> {
             (self.cache.note)("not published: the index is not completely embedded");
             return None;
         }
-        match git::checkout(&self.cache.location.root) {
-            Ok(now) if now.head == self.checkout.head => {}
-            _ => {
-                (self.cache.note)("not published: the files changed while indexing");
-                return None;
-            }
-        }
         // The catalog first: when it holds this tree, as it does for most
-        // repeated runs, `git status` (a re-hash of every racy file) is not asked.
+        // repeated runs, git is not asked (`git status` re-hashes every racy file).
         match self.remote.lookup(key) {
             Ok(None) => {}
             Ok(Some(_)) => return None,
             Err(e) => {
                 self.note(&e);
+                return None;
+            }
+        }
+        match git::checkout(&self.cache.location.root) {
+            Ok(now) if now.head == self.checkout.head => {}
+            _ => {
+                (self.cache.note)("not published: the files changed while indexing");
                 return None;
             }
         }
