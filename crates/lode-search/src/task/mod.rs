@@ -279,6 +279,7 @@ impl ChunkChoice<'_> {
             names,
             opts,
         } = *self;
+        let path_words = path_words(&c.path);
         let mut ranked: Vec<(f64, std::sync::Arc<ChunkRow>)> = index
             .shared_chunks(ids)?
             .into_iter()
@@ -297,7 +298,7 @@ impl ChunkChoice<'_> {
                     + CHUNK_DENSE * scores.dense(row.id)
                     + if named_line { CHUNK_NAMED_LINE } else { 0.0 }
                     + if defines { CHUNK_DEFINES } else { 0.0 }
-                    + names.part_of(row.symbol.as_ref());
+                    + names.part_of(row.symbol.as_ref(), &path_words);
                 // A file's header and the gaps between definitions name no code.
                 let s = if row.symbol.is_some() {
                     s
@@ -389,8 +390,10 @@ impl TaskNames {
     }
 
     /// The lift of a chunk whose symbol's name holds a task's name inside
-    /// it (not equal: that is a definition), or whose container is one.
-    fn part_of(&self, symbol: Option<&lode_index::SymbolRow>) -> f64 {
+    /// it (not equal: that is a definition), or whose container is one. A
+    /// name among the file's `path_words` (`latex` in `latex.py`) names the
+    /// file, not one of its chunks: `print_latex` is no likelier for it.
+    fn part_of(&self, symbol: Option<&lode_index::SymbolRow>, path_words: &[String]) -> f64 {
         let Some(s) = symbol else {
             return 0.0;
         };
@@ -398,6 +401,7 @@ impl TaskNames {
         if self
             .0
             .iter()
+            .filter(|n| !path_words.contains(n))
             .any(|n| *n != name && name.contains(n.as_str()))
         {
             return CHUNK_NAME_PART;
@@ -412,6 +416,16 @@ impl TaskNames {
         }
         0.0
     }
+}
+
+/// The directory and file names of `path`, normalised, without extensions:
+/// `sphinx/ext/autodoc/__init__.py` → `sphinx`, `ext`, `autodoc`, `init`.
+fn path_words(path: &str) -> Vec<String> {
+    path.split('/')
+        .map(|part| part.split('.').next().unwrap_or(part))
+        .map(normalized)
+        .filter(|w| !w.is_empty())
+        .collect()
 }
 
 fn normalized(w: &str) -> String {
@@ -548,6 +562,40 @@ mod tests {
             "{first:?}"
         );
         assert!(results.signals.identifiers > 0 && results.signals.code_blocks == 1);
+    }
+
+    fn symbol(name: &str) -> lode_index::SymbolRow {
+        lode_index::SymbolRow {
+            id: 1,
+            parent: None,
+            path: "sympy/printing/latex.py".into(),
+            name: name.into(),
+            kind: lode_core::SymbolKind::Function,
+            container: None,
+            start_line: 1,
+            end_line: 2,
+            signature: String::new(),
+            doc: None,
+        }
+    }
+
+    #[test]
+    fn a_name_of_the_files_own_path_lifts_none_of_its_chunks() {
+        let names = TaskNames(vec!["latex".into(), "matrixelement".into()]);
+        let words = path_words("sympy/printing/latex.py");
+        assert_eq!(words, ["sympy", "printing", "latex"]);
+        assert_eq!(names.part_of(Some(&symbol("print_latex")), &words), 0.0);
+        assert_eq!(
+            names.part_of(Some(&symbol("_print_MatrixElement")), &words),
+            CHUNK_NAME_PART
+        );
+        // In another file the same name is a chunk's evidence again.
+        let elsewhere = path_words("sympy/printing/printer.py");
+        assert_eq!(
+            names.part_of(Some(&symbol("print_latex")), &elsewhere),
+            CHUNK_NAME_PART
+        );
+        assert_eq!(path_words("sphinx/ext/autodoc/__init__.py")[3], "init");
     }
 
     #[test]
