@@ -41,6 +41,8 @@ pub mod render;
 mod search;
 mod source;
 pub mod task;
+#[cfg(test)]
+mod test_support;
 
 pub use filter::filter;
 pub use grep::{GrepGroup, GrepLine, GrepOptions, GrepResults, grep, validate_regex};

@@ -473,18 +473,7 @@ mod tests {
             end_line: id as u32 * 10 + 5,
             start_byte: 0,
             end_byte: 0,
-            symbol: symbol.map(|name| lode_index::SymbolRow {
-                id,
-                parent: None,
-                path: path.to_string(),
-                name: name.to_string(),
-                kind: lode_core::SymbolKind::Function,
-                container: None,
-                start_line: 1,
-                end_line: 2,
-                signature: String::new(),
-                doc: None,
-            }),
+            symbol: symbol.map(|name| crate::test_support::function(id, path, name)),
         }
     }
 

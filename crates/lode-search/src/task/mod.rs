@@ -565,18 +565,7 @@ mod tests {
     }
 
     fn symbol(name: &str) -> lode_index::SymbolRow {
-        lode_index::SymbolRow {
-            id: 1,
-            parent: None,
-            path: "sympy/printing/latex.py".into(),
-            name: name.into(),
-            kind: lode_core::SymbolKind::Function,
-            container: None,
-            start_line: 1,
-            end_line: 2,
-            signature: String::new(),
-            doc: None,
-        }
+        crate::test_support::function(1, "sympy/printing/latex.py", name)
     }
 
     #[test]
