@@ -51,7 +51,9 @@ pub use outline::{
 };
 pub use search::{Partial, SearchHit, SearchOptions, SearchResults, search};
 pub use source::clip;
-pub use task::{FileHit, Mode, TaskOptions, TaskResults, task_candidates, task_search};
+pub use task::{
+    FileHit, Mode, TaskOptions, TaskResults, task_candidates, task_chunk_candidates, task_search,
+};
 
 /// The note of a search none of whose words the index holds
 /// ([`SearchResults::no_strong_match`]).

@@ -88,7 +88,7 @@ impl Feature {
     pub const FACTORS: usize = 14;
 
     /// The feature's `snake_case` name, as `lode bench learn` reports and dumps it.
-    pub fn name(self) -> &'static str {
+    pub const fn name(self) -> &'static str {
         match self {
             Feature::Bm25 => "bm25",
             Feature::Chunk => "chunk",

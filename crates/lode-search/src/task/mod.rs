@@ -11,6 +11,7 @@
 //!
 //! [`Mode::detect`] says which kind of text a search was given.
 
+mod chunks;
 mod features;
 mod resolve;
 mod text;
@@ -18,12 +19,14 @@ mod text;
 use serde::Serialize;
 
 use lode_core::{Language, Result};
-use lode_index::{ChunkRow, Filter, Index};
+use lode_index::{Filter, Index};
 
+pub use chunks::{CHUNK_FEATURES, ChunkFeatures, ChunkWeights, ScoredChunk, task_chunk_candidates};
 pub use features::{FEATURES, Feature, FileFeatures, Weights};
 pub use text::{Frame, MAX_TASK_BYTES, PathMention, TaskText, TermWeights};
 
-use crate::search::{Partial, SearchHit, to_hit};
+use crate::search::{Partial, SearchHit};
+use chunks::{ChunkChoice, TaskNames};
 
 /// Which ranking a search ran.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -70,6 +73,8 @@ pub struct TaskOptions {
     pub snippet_lines: usize,
     /// How much each kind of evidence counts (default: the learned [`Weights`]).
     pub weights: Weights,
+    /// How a file's chunks are chosen.
+    pub chunk_weights: ChunkWeights,
 }
 
 impl Default for TaskOptions {
@@ -81,6 +86,7 @@ impl Default for TaskOptions {
             semantic: true,
             snippet_lines: 4,
             weights: Weights::default(),
+            chunk_weights: ChunkWeights::default(),
         }
     }
 }
@@ -238,7 +244,7 @@ pub fn task_search(index: &Index, text: &str, opts: &TaskOptions) -> Result<Task
 /// title), its code-shaped words, and the start of its prose. A static
 /// model averages its tokens; the whole text would drown the names in
 /// common words.
-fn dense_text(task: &TaskText, text: &str) -> String {
+pub(super) fn dense_text(task: &TaskText, text: &str) -> String {
     let title = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
     let mut out = String::from(title);
     for i in task.identifiers.iter().take(30) {
@@ -251,205 +257,8 @@ fn dense_text(task: &TaskText, text: &str) -> String {
     out
 }
 
-/// A ranked file with its best chunks: each chunk of the file scored by
-/// its lexical score and embedding similarity (both against the whole
-/// index's best), and lifted when it holds a line the task points at (a
-/// trace frame, quoted code, a message) or defines a name the task writes.
-struct ChunkChoice<'a> {
-    index: &'a Index,
-    /// The scores of the ranked files' chunks.
-    scores: &'a features::SomeChunkScores,
-    names: &'a TaskNames,
-    opts: &'a TaskOptions,
-}
-
-impl ChunkChoice<'_> {
-    /// File `c` (ranked with `score`, chunk ids `ids`) with its best
-    /// `chunks_wanted` chunks.
-    fn file_hit(
-        &self,
-        score: f64,
-        c: features::Candidate,
-        ids: &[i64],
-        chunks_wanted: usize,
-    ) -> Result<FileHit> {
-        let ChunkChoice {
-            index,
-            scores,
-            names,
-            opts,
-        } = *self;
-        let path_words = path_words(&c.path);
-        let mut ranked: Vec<(f64, std::sync::Arc<ChunkRow>)> = index
-            .shared_chunks(ids)?
-            .into_iter()
-            .map(|row| {
-                let named_line = c
-                    .frame_lines
-                    .iter()
-                    .any(|&l| row.start_line <= l && l <= row.end_line);
-                // Only names the prose or a trace gives: a name only a code block
-                // holds is mostly the entry point a reproduction calls.
-                let defines = row
-                    .symbol
-                    .as_ref()
-                    .is_some_and(|s| c.defined.contains(&s.name));
-                let s = scores.lexical(row.id)
-                    + CHUNK_DENSE * scores.dense(row.id)
-                    + if named_line { CHUNK_NAMED_LINE } else { 0.0 }
-                    + if defines { CHUNK_DEFINES } else { 0.0 }
-                    + names.part_of(row.symbol.as_ref(), &path_words);
-                // A file's header and the gaps between definitions name no code.
-                let s = if row.symbol.is_some() {
-                    s
-                } else {
-                    s * CHUNK_UNNAMED
-                };
-                (s, row)
-            })
-            .collect();
-        ranked.sort_by(|a, b| {
-            b.0.total_cmp(&a.0)
-                .then_with(|| a.1.start_line.cmp(&b.1.start_line))
-        });
-        // One chunk per symbol: a long function's parts would fill the file's share.
-        let mut shown: Vec<Option<i64>> = Vec::new();
-        ranked.retain(|(_, row)| {
-            let symbol = row.symbol.as_ref().map(|s| s.id);
-            if symbol.is_some() && shown.contains(&symbol) {
-                return false;
-            }
-            shown.push(symbol);
-            true
-        });
-        let file_score = (score * 10_000.0).round() / 10_000.0;
-        let hits = ranked
-            .into_iter()
-            .take(chunks_wanted)
-            .map(|(_, row)| {
-                // The snippet shows the line the task points at, when the chunk holds one.
-                let pointed = c
-                    .frame_lines
-                    .iter()
-                    .copied()
-                    .filter(|&l| row.start_line < l && l <= row.end_line)
-                    .min();
-                let mut hit = to_hit(index, row.clone(), file_score, opts.snippet_lines);
-                if let Some(line) = pointed
-                    && opts.snippet_lines > 0
-                {
-                    hit.snippet = snippet_from(index, &row, line, opts.snippet_lines);
-                }
-                hit
-            })
-            .collect();
-        Ok(FileHit {
-            evidence: evidence(
-                &c.features,
-                &[&c.defined[..], &c.defined_in_code[..]].concat(),
-            ),
-            path: c.path,
-            language: c.lang,
-            score: file_score,
-            chunks: hits,
-            features: c.features,
-        })
-    }
-}
-
-/// `lines` lines of a chunk from the one before `line` (a line the task
-/// points at), each clipped as a snippet's are.
-fn snippet_from(index: &Index, row: &ChunkRow, line: u32, lines: usize) -> String {
-    let skip = (line - row.start_line).saturating_sub(1) as usize;
-    crate::source::chunk_lines(index, &row.path, row.start_byte, row.end_byte, skip + lines)
-        .iter()
-        .skip(skip)
-        .map(|l| crate::source::clip(l, 200))
-        .collect::<Vec<_>>()
-        .join("\n")
-}
-
-/// The names a task writes, normalised (`MatrixElement` → `matrixelement`),
-/// to find the chunks whose symbol is built on one of them: a method
-/// `_print_MatrixElement` or `Point.__neg__` for a task about
-/// `MatrixElement` or `Point`.
-struct TaskNames(Vec<String>);
-
-impl TaskNames {
-    fn new(task: &TaskText) -> TaskNames {
-        let mut names: Vec<String> = task
-            .identifiers
-            .iter()
-            .map(|i| i.rsplit(['.', ':']).next().unwrap_or(i))
-            .map(normalized)
-            .filter(|n| n.len() >= 4)
-            .collect();
-        names.sort();
-        names.dedup();
-        TaskNames(names)
-    }
-
-    /// The lift of a chunk whose symbol's name holds a task's name inside
-    /// it (not equal: that is a definition), or whose container is one. A
-    /// name among the file's `path_words` (`latex` in `latex.py`) names the
-    /// file, not one of its chunks: `print_latex` is no likelier for it.
-    fn part_of(&self, symbol: Option<&lode_index::SymbolRow>, path_words: &[String]) -> f64 {
-        let Some(s) = symbol else {
-            return 0.0;
-        };
-        let name = normalized(&s.name);
-        if self
-            .0
-            .iter()
-            .filter(|n| !path_words.contains(n))
-            .any(|n| *n != name && name.contains(n.as_str()))
-        {
-            return CHUNK_NAME_PART;
-        }
-        let container = s
-            .container
-            .as_deref()
-            .and_then(|c| c.rsplit(' ').next())
-            .map(normalized);
-        if container.is_some_and(|c| self.0.contains(&c)) {
-            return CHUNK_CONTAINER;
-        }
-        0.0
-    }
-}
-
-/// The directory and file names of `path`, normalised, without extensions:
-/// `sphinx/ext/autodoc/__init__.py` → `sphinx`, `ext`, `autodoc`, `init`.
-fn path_words(path: &str) -> Vec<String> {
-    path.split('/')
-        .map(|part| part.split('.').next().unwrap_or(part))
-        .map(normalized)
-        .filter(|w| !w.is_empty())
-        .collect()
-}
-
-fn normalized(w: &str) -> String {
-    w.chars()
-        .filter(|c| c.is_alphanumeric())
-        .flat_map(char::to_lowercase)
-        .collect()
-}
-
-/// How a file's chunks are chosen (see [`ChunkChoice::file_hit`]): the embedding counts
-/// half the lexical score; a line the task points at, or a definition of a
-/// name it writes, about as much as the best lexical match.
-const CHUNK_DENSE: f64 = 0.5;
-const CHUNK_NAMED_LINE: f64 = 1.0;
-const CHUNK_DEFINES: f64 = 0.8;
-/// A symbol built on a task's name (see [`TaskNames`]), or a method of a
-/// class the task names.
-const CHUNK_NAME_PART: f64 = 0.6;
-const CHUNK_CONTAINER: f64 = 0.3;
-/// A chunk of no symbol (a header, a gap) counts this much of its score.
-const CHUNK_UNNAMED: f64 = 0.5;
-
 /// The evidence in words, strongest kinds first.
-fn evidence(f: &FileFeatures, defined: &[String]) -> Vec<String> {
+pub(super) fn evidence(f: &FileFeatures, defined: &[String]) -> Vec<String> {
     let mut out = Vec::new();
     let path = f.get(Feature::Path);
     if path >= 1.0 {
@@ -562,29 +371,6 @@ mod tests {
             "{first:?}"
         );
         assert!(results.signals.identifiers > 0 && results.signals.code_blocks == 1);
-    }
-
-    fn symbol(name: &str) -> lode_index::SymbolRow {
-        crate::test_support::function(1, "sympy/printing/latex.py", name)
-    }
-
-    #[test]
-    fn a_name_of_the_files_own_path_lifts_none_of_its_chunks() {
-        let names = TaskNames(vec!["latex".into(), "matrixelement".into()]);
-        let words = path_words("sympy/printing/latex.py");
-        assert_eq!(words, ["sympy", "printing", "latex"]);
-        assert_eq!(names.part_of(Some(&symbol("print_latex")), &words), 0.0);
-        assert_eq!(
-            names.part_of(Some(&symbol("_print_MatrixElement")), &words),
-            CHUNK_NAME_PART
-        );
-        // In another file the same name is a chunk's evidence again.
-        let elsewhere = path_words("sympy/printing/printer.py");
-        assert_eq!(
-            names.part_of(Some(&symbol("print_latex")), &elsewhere),
-            CHUNK_NAME_PART
-        );
-        assert_eq!(path_words("sphinx/ext/autodoc/__init__.py")[3], "init");
     }
 
     #[test]
