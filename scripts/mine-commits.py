@@ -13,7 +13,17 @@ One snapshot per repository keeps it to one index: the snapshot is the
 first-parent commit `--back` commits before the newest, and a pair is a later
 first-parent commit whose changed files all exist at the snapshot, with one
 to four code files that are not tests, and a message of six words or more
-that is not a release, dependency bump, revert or merge of branches.
+that is not a release, dependency bump, revert or merge of branches. With
+`--with-tests` a pair is a commit that also adds test code, and its query
+is the message followed by the first lines it adds to the tests as a fenced
+code block: a task with its reproduction, as issues are written.
+
+Each pair also names the lines the commit changed, as the snapshot numbers
+them (`gold_lines`: path → `[start, end]` spans; a pure insertion spans the
+lines either side of it): the parent's lines are carried back to the
+snapshot through the diff between the two, and a line changed in between is
+left out. `lode bench learn --chunks` finds the chunks those lines fall in
+and fits the chunk choice on them.
 
     scripts/mine-commits.py --mirrors /path/to/mirrors --repos train-repos.txt \
         --out pairs.jsonl [--back 400] [--per-repo 120]
@@ -80,7 +90,81 @@ def clean_message(message):
     return "\n".join(lines).strip()
 
 
-def mine(mirror, repo, language, back, per_repo):
+HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
+
+
+def hunks(mirror, old, new, path):
+    """`(old_start, old_count, new_start, new_count)` of each hunk of `path`."""
+    out = []
+    diff = git(mirror, "diff", "-U0", "--no-color", old, new, "--", path)
+    for line in diff.splitlines():
+        m = HUNK.match(line)
+        if m:
+            out.append(tuple(int(g) if g is not None else 1 for g in m.groups()))
+    return out
+
+
+def changed_lines(mirror, parent, commit, path):
+    """The parent's lines `commit` changed in `path`, as inclusive spans."""
+    spans = []
+    for start, count, _, _ in hunks(mirror, parent, commit, path):
+        if count == 0:
+            # Lines inserted after `start`: the lines either side.
+            spans.append([max(start, 1), start + 1])
+        else:
+            spans.append([start, start + count - 1])
+    return spans
+
+
+def line_back(line, between):
+    """The snapshot's number for the parent's `line` (`between`: the hunks
+    from the snapshot to the parent), or None when it changed in between.
+
+    A line changed, two inserted after line 5, two deleted after line 2:
+
+    >>> [line_back(n, [(2, 1, 2, 1)]) for n in (1, 2, 3)]
+    [1, None, 3]
+    >>> [line_back(n, [(5, 0, 6, 2)]) for n in (5, 6, 7, 8)]
+    [5, None, None, 6]
+    >>> [line_back(n, [(3, 2, 2, 0)]) for n in (2, 3)]
+    [2, 5]
+    """
+    shift = 0
+    for old_start, old_count, new_start, new_count in between:
+        # A hunk's lines in the parent are new_start .. new_start + new_count - 1
+        # (none for a deletion, which sits after new_start).
+        first = new_start + 1 if new_count == 0 else new_start
+        if line < first:
+            break
+        if line < first + new_count:
+            return None
+        old_first = old_start + 1 if old_count == 0 else old_start
+        shift = (old_first + old_count) - (first + new_count)
+    return line + shift
+
+
+def lines_at_snapshot(mirror, snapshot, parent, commit, path):
+    between = hunks(mirror, snapshot, parent, path)
+    spans = []
+    for start, end in changed_lines(mirror, parent, commit, path):
+        a, b = line_back(start, between), line_back(end, between)
+        if a is not None and b is not None and a <= b:
+            spans.append([a, b])
+    return spans
+
+
+def added_test_code(mirror, parent, commit, tests, most=30):
+    """The first `most` non-blank lines `commit` adds to the test files `tests`."""
+    diff = git(mirror, "diff", "-U0", "--no-color", parent, commit, "--", *tests)
+    added = [
+        line[1:]
+        for line in diff.splitlines()
+        if line.startswith("+") and not line.startswith("+++") and line[1:].strip()
+    ]
+    return added[:most]
+
+
+def mine(mirror, repo, language, back, per_repo, with_tests=False):
     history = git(mirror, "rev-list", "--first-parent", "HEAD").split()
     # A short history: the snapshot halfway.
     back = min(back, len(history) // 2)
@@ -98,10 +182,13 @@ def mine(mirror, repo, language, back, per_repo):
             mirror, "diff-tree", "--no-commit-id", "--name-status", "-r", parents[0], commit
         ).splitlines()
         files = []
+        tests = []
         ok = True
         for row in changed:
             status, _, path = row.partition("\t")
             path = path.split("\t")[-1]
+            if status[:1] in "AM" and is_code(path) and is_test(path):
+                tests.append(path)
             if status.startswith("M") and path in at_snapshot:
                 files.append(path)
             elif is_code(path) and not is_test(path):
@@ -113,7 +200,14 @@ def mine(mirror, repo, language, back, per_repo):
         subject = message.splitlines()[0] if message else ""
         if len(message.split()) < 6 or SKIP_SUBJECT.match(subject):
             continue
+        if with_tests:
+            # The test a fix adds reads as an issue's reproduction: the code that fails.
+            test_code = added_test_code(mirror, parents[0], commit, tests) if tests else []
+            if len(test_code) < 3:
+                continue
+            message = message + "\n\n```\n" + "\n".join(test_code) + "\n```\n"
         owner, name = repo.split("/")
+        gold_lines = {f: lines_at_snapshot(mirror, snapshot, parents[0], commit, f) for f in code}
         pairs.append(
             {
                 "instance_id": f"{owner}__{name}-{commit[:10]}",
@@ -124,6 +218,7 @@ def mine(mirror, repo, language, back, per_repo):
                 "gold_files": files,
                 "gold_code_files": code,
                 "gold_symbols": {},
+                "gold_lines": {f: s for f, s in gold_lines.items() if s},
             }
         )
         if len(pairs) >= per_repo:
@@ -139,6 +234,11 @@ def main():
     ap.add_argument("--back", type=int, default=400, help="the snapshot: this many commits back")
     ap.add_argument("--per-repo", type=int, default=120)
     ap.add_argument("--only", default="", help="comma-separated owner/name")
+    ap.add_argument(
+        "--with-tests",
+        action="store_true",
+        help="only commits that add test code, appended to the message as a code block",
+    )
     args = ap.parse_args()
     only = {r for r in args.only.split(",") if r}
     total = 0
@@ -152,7 +252,7 @@ def main():
                 continue
             mirror = f"{args.mirrors}/{repo.replace('/', '+')}/repo"
             try:
-                pairs = mine(mirror, repo, language, args.back, args.per_repo)
+                pairs = mine(mirror, repo, language, args.back, args.per_repo, args.with_tests)
             except subprocess.CalledProcessError as e:
                 print(f"{repo}: skipped ({e})", file=sys.stderr)
                 continue

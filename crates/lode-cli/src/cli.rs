@@ -413,6 +413,10 @@ pub enum BenchCommand {
         /// Also write every pair's candidate files and their features as JSON lines to FILE.
         #[arg(long, value_name = "FILE")]
         dump: Option<PathBuf>,
+        /// Fit the chunk choice (which chunks of a file are shown) on the pairs'
+        /// changed lines (`gold_lines`), not the file ranking.
+        #[arg(long)]
+        chunks: bool,
         #[command(flatten)]
         common: Common,
     },

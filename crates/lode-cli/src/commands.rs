@@ -349,6 +349,7 @@ fn bench(what: BenchCommand) -> Result<u8> {
             held_out,
             rounds,
             dump,
+            chunks,
             common,
         } => crate::learn::learn(
             common,
@@ -359,6 +360,7 @@ fn bench(what: BenchCommand) -> Result<u8> {
                 held_out: &held_out,
                 rounds,
                 dump: dump.as_deref(),
+                chunks,
             },
         ),
     }

@@ -40,6 +40,10 @@ pub struct Case {
     /// hit rate.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub symbols: Vec<SymbolTarget>,
+    /// Lines the answer changed, as the revision numbers them (mined pairs'
+    /// `gold_lines`), to learn which chunks of a file a task is about.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub changed: Vec<Target>,
 }
 
 /// A symbol expected in a file, e.g. `Session.request` in

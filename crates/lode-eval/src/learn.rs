@@ -38,10 +38,17 @@ pub struct Objective {
 }
 
 impl Objective {
-    /// What the ascent maximises: recall@5 first, then how soon the first
-    /// answer comes, then recall@10.
+    /// What the ascent maximises for a file ranking: recall@5 first, then
+    /// how soon the first answer comes, then recall@10.
     pub fn value(&self) -> f64 {
         self.recall_at_5 + 0.5 * self.mrr_at_10 + 0.25 * self.recall_at_10
+    }
+
+    /// What it maximises for the chunks of one file, of which a task search
+    /// shows two or three: the first answer and how soon it comes, then
+    /// recall@5.
+    pub fn value_at_top(&self) -> f64 {
+        self.recall_at_1 + self.mrr_at_10 + 0.5 * self.recall_at_5
     }
 }
 
@@ -91,24 +98,47 @@ pub fn evaluate(
     o
 }
 
+/// How [`coordinate_ascent`] searches: the values it tries for a weight,
+/// how candidates are scored, what it maximises, and for how many rounds.
+pub struct Ascent<C, S, V> {
+    /// `candidates(dimension, current)`: the values to try.
+    pub candidates: C,
+    /// `score(weights, features)`.
+    pub score: S,
+    /// What is maximised, such as [`Objective::value`].
+    pub value: V,
+    /// Rounds at most.
+    pub rounds: usize,
+}
+
 /// Moves each weight in turn to the best of `candidates(dimension, current)`
-/// (the current value stays unless one does strictly better) until a round improves nothing (or `rounds` rounds). Returns the weights.
-pub fn coordinate_ascent(
+/// (the current value stays unless one does strictly better) until a round
+/// improves nothing (or `rounds` rounds). Returns the weights.
+pub fn coordinate_ascent<C, S, V>(
     queries: &[&Query],
     init: &[f64],
-    candidates: impl Fn(usize, f64) -> Vec<f64>,
-    score: &impl Fn(&[f64], &[f64]) -> f64,
-    rounds: usize,
-) -> Vec<f64> {
+    ascent: &Ascent<C, S, V>,
+) -> Vec<f64>
+where
+    C: Fn(usize, f64) -> Vec<f64>,
+    S: Fn(&[f64], &[f64]) -> f64,
+    V: Fn(&Objective) -> f64,
+{
+    let Ascent {
+        candidates,
+        score,
+        value: objective,
+        rounds,
+    } = ascent;
     let mut w = init.to_vec();
-    let mut best = evaluate(queries, &w, score).value();
-    for _ in 0..rounds {
+    let mut best = objective(&evaluate(queries, &w, score));
+    for _ in 0..*rounds {
         let mut improved = false;
         for d in 0..w.len() {
             let mut chosen = w[d];
             for v in candidates(d, w[d]) {
                 let before = std::mem::replace(&mut w[d], v);
-                let value = evaluate(queries, &w, score).value();
+                let value = objective(&evaluate(queries, &w, score));
                 w[d] = before;
                 if value > best + 1e-9 {
                     best = value;
@@ -154,13 +184,13 @@ mod tests {
         let refs: Vec<&Query> = qs.iter().collect();
         let start = evaluate(&refs, &[1.0, 0.1], &sum);
         assert_eq!(start.recall_at_1, 0.0);
-        let w = coordinate_ascent(
-            &refs,
-            &[1.0, 0.1],
-            |_, v| vec![v * 0.0, v * 0.5, v * 2.0, v * 10.0, v * 30.0],
-            &sum,
-            5,
-        );
+        let ascent = Ascent {
+            candidates: |_, v| vec![v * 0.0, v * 0.5, v * 2.0, v * 10.0, v * 30.0],
+            score: sum,
+            value: Objective::value,
+            rounds: 5,
+        };
+        let w = coordinate_ascent(&refs, &[1.0, 0.1], &ascent);
         let end = evaluate(&refs, &w, &sum);
         assert_eq!(end.recall_at_1, 1.0, "{w:?}");
         assert!((end.mrr_at_10 - 1.0).abs() < 1e-12);

@@ -26,17 +26,21 @@ struct RawInstance {
     gold_code_files: Vec<String>,
     #[serde(default)]
     gold_symbols: BTreeMap<String, Vec<String>>,
+    /// Path → inclusive `[start, end]` line spans (`scripts/mine-commits.py`).
+    #[serde(default)]
+    gold_lines: BTreeMap<String, Vec<(u32, u32)>>,
 }
 
 /// Parses SWE-bench `cases.jsonl`: one instance per line,
 /// `{instance_id, language, repo, base_commit, query, gold_files,
-/// gold_code_files, gold_symbols}`.
+/// gold_code_files, gold_symbols}`, and optionally `gold_lines`.
 ///
 /// Each instance becomes a [`Case`] with `query` = the issue text,
 /// `relevant` = whole-file targets for `gold_code_files` (falling back to
 /// `gold_files` when there are none), `symbols` = `gold_symbols` flattened
 /// (file order, then listed order), `id` = `instance_id`, `repo` = the
-/// GitHub `owner/name`, `revision` = `base_commit`.
+/// GitHub `owner/name`, `revision` = `base_commit`, `changed` = `gold_lines`
+/// as line-span targets.
 pub fn parse_swebench(text: &str, source: &Path) -> Result<Vec<Case>> {
     let mut cases = Vec::new();
     for (index, line) in text.lines().enumerate() {
@@ -70,6 +74,15 @@ pub fn parse_swebench(text: &str, source: &Path) -> Result<Vec<Case>> {
                     })
                 })
                 .collect(),
+            changed: raw
+                .gold_lines
+                .into_iter()
+                .flat_map(|(path, spans)| {
+                    spans
+                        .into_iter()
+                        .map(move |(start, end)| Target::span(path.clone(), start, end))
+                })
+                .collect(),
         };
         case.validate()
             .map_err(|m| Error::at(source, Some(line_no), m))?;
@@ -99,6 +112,23 @@ mod tests {
         assert_eq!(case.relevant, vec![Target::file("requests/sessions.py")]);
         assert_eq!(case.symbols.len(), 2);
         assert_eq!(case.symbols[1].name, "Session.request");
+        assert!(case.changed.is_empty());
+    }
+
+    #[test]
+    fn a_mined_pairs_changed_lines_are_span_targets() {
+        let line = r#"{"instance_id": "o__r-1", "query": "fix the parser", "gold_code_files": ["a.py", "b.py"], "gold_lines": {"a.py": [[3, 5], [9, 9]], "b.py": [[7, 8]]}}"#;
+        let case = &parse_swebench(line, Path::new("pairs.jsonl")).unwrap()[0];
+        assert_eq!(
+            case.changed,
+            [
+                Target::span("a.py", 3, 5),
+                Target::span("a.py", 9, 9),
+                Target::span("b.py", 7, 8)
+            ]
+        );
+        assert!(case.changed[0].matches_location("a.py", 5, 12));
+        assert!(!case.changed[0].matches_location("a.py", 6, 8));
     }
 
     #[test]

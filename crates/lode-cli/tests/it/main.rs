@@ -5,6 +5,7 @@
 //! module per subject: `cargo test -p lode-cli -- mcp::` runs one. `common`
 //! holds what several modules share.
 
+mod bench;
 mod cli;
 mod common;
 mod diagnostics;

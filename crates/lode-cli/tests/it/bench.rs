@@ -1,0 +1,137 @@
+//! `lode bench learn` on pairs mined from a small repository's history.
+
+use std::path::Path;
+use std::process::Command;
+
+use serde_json::{Value, json};
+
+use crate::common::Repo;
+
+const SOURCE: &str = "import os
+
+
+def parse_config(path):
+    \"\"\"Reads the configuration file.\"\"\"
+    with open(path) as f:
+        return f.read()
+
+
+def render_table(rows):
+    \"\"\"Formats rows as a text table.\"\"\"
+    return \"\\n\".join(\" | \".join(r) for r in rows)
+
+
+def send_mail(to, body):
+    \"\"\"Sends a mail message.\"\"\"
+    return (to, body)
+";
+
+fn git(dir: &Path, args: &[&str]) -> String {
+    let out = Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args([
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@t",
+            "-c",
+            "init.defaultBranch=main",
+        ])
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap().trim().to_string()
+}
+
+/// A mirror `MIRRORS/o+r/repo` of one commit holding `src/mail.py`, and its commit.
+fn mirror(repo: &Repo, mirrors: &Path) -> String {
+    repo.write("src/mail.py", SOURCE);
+    git(repo.root(), &["init", "-q"]);
+    git(repo.root(), &["add", "."]);
+    git(repo.root(), &["commit", "-q", "-m", "start"]);
+    let bare = mirrors.join("o+r").join("repo");
+    std::fs::create_dir_all(bare.parent().unwrap()).unwrap();
+    git(
+        mirrors,
+        &[
+            "clone",
+            "-q",
+            "--bare",
+            repo.root().to_str().unwrap(),
+            bare.to_str().unwrap(),
+        ],
+    );
+    git(repo.root(), &["rev-parse", "HEAD"])
+}
+
+fn pair(id: &str, commit: &str, query: &str, lines: Value) -> String {
+    json!({
+        "instance_id": id, "language": "python", "repo": "o/r", "base_commit": commit,
+        "query": query, "gold_code_files": ["src/mail.py"],
+        "gold_lines": {"src/mail.py": lines},
+    })
+    .to_string()
+}
+
+#[test]
+fn the_chunk_learner_labels_the_chunks_a_commit_changed() {
+    let repo = Repo::empty();
+    let mirrors = tempfile::tempdir().unwrap();
+    let commit = mirror(&repo, mirrors.path());
+    let cases = [
+        pair(
+            "o__r-1",
+            &commit,
+            "Format the rows of a text table with aligned columns",
+            json!([[12, 12]]),
+        ),
+        pair(
+            "o__r-2",
+            &commit,
+            "Read the configuration file from the working directory",
+            json!([[6, 7]]),
+        ),
+        // Only the import block changed: no symbol to find, the file is left out.
+        pair(
+            "o__r-3",
+            &commit,
+            "Import the os module for the configuration paths",
+            json!([[1, 1]]),
+        ),
+    ];
+    repo.write("pairs.jsonl", cases.join("\n"));
+    let v = repo.json(&[
+        "bench",
+        "learn",
+        "--chunks",
+        "--rounds",
+        "1",
+        "--mirrors",
+        mirrors.path().to_str().unwrap(),
+        "--cases",
+        repo.path("pairs.jsonl").to_str().unwrap(),
+        "--work",
+        repo.path("work").to_str().unwrap(),
+    ]);
+    let data = &v;
+    let defaults = &data["scores"]["train"]["defaults"];
+    assert_eq!(defaults["queries"], 2, "{v}");
+    // Each task's words lead to the function its lines fall in.
+    assert_eq!(defaults["recall_at_1"], 1.0, "{v}");
+    assert_eq!(data["names"][6], "unnamed");
+    // Two files' chunks are too few to show a trace frame: its weight is kept.
+    assert!(
+        data["held"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("named_line")),
+        "{v}"
+    );
+    assert_eq!(data["learned"][2], data["defaults"][2]);
+}
