@@ -180,49 +180,123 @@ fn rerank(
     let graph = graphs.symbol_graph(&key, index)?;
     out.graph.nodes = graph.ids.len();
     out.graph.edges = graph.edges;
-
-    // Seeds: each hit's symbol, weighted by rank.
-    let mut hit_syms: Vec<Option<SymbolRow>> = Vec::new();
-    let mut seeds: HashMap<i64, f64> = HashMap::new();
-    for (rank, h) in results.hits.iter().enumerate() {
-        let sym = enclosing_symbol(index, h)?;
-        if let Some(s) = &sym {
-            *seeds.entry(s.id).or_default() += 1.0 / (rank + 1) as f64;
-        }
-        hit_syms.push(sym);
-    }
-    out.graph.seeds = seeds.len();
-    let ppr = graph.pagerank(Some(&seeds));
-    let total: f64 = seeds.values().sum::<f64>().max(f64::MIN_POSITIVE);
-    // What a symbol receives through the graph: its PageRank less its own
-    // teleport share. Without this the seeds' shares (their search ranks
-    // again) dominate, and a neighbour could never outrank a hit.
-    let rank_of = |id: i64| {
-        let own = seeds.get(&id).map_or(0.0, |w| (1.0 - DAMPING) * w / total);
-        ppr.get(&id).map_or(0.0, |p| (p - own).max(0.0))
-    };
-
-    // Candidates: neighbours of the best hits that no hit covers.
+    let hit_symbols = results
+        .hits
+        .iter()
+        .map(|h| enclosing_symbol(index, h))
+        .collect::<lode_core::Result<Vec<_>>>()?;
+    let ranks = GraphRanks::new(&graph, &hit_symbols);
+    out.graph.seeds = ranks.seeds.len();
     let resolver = Resolver::new(index)?;
     let mut added: HashMap<i64, (SymbolRow, String)> = HashMap::new();
-    for sym in hit_syms.iter().take(opts.expand_hits).flatten() {
+    for sym in hit_symbols.iter().take(opts.expand_hits).flatten() {
         for n in graphs.neighbours(&key, &resolver, sym)?.iter() {
-            if seeds.contains_key(&n.symbol.id) || added.contains_key(&n.symbol.id) {
+            if ranks.seeds.contains_key(&n.symbol.id) || added.contains_key(&n.symbol.id) {
                 continue;
             }
             let verb = match n.relation {
                 Relation::Callee => "called by",
                 Relation::Caller => "calls",
             };
-            added.insert(
-                n.symbol.id,
-                (n.symbol.clone(), format!("{verb} {}", sym.name)),
-            );
+            let edge = format!("{verb} {}", sym.name);
+            added.insert(n.symbol.id, (n.symbol.clone(), edge));
         }
     }
+    let extra = best_added(added, &ranks, opts.extra);
+    let hit_ranks: Vec<f64> = hit_symbols
+        .iter()
+        .map(|s| s.as_ref().map_or(0.0, |s| ranks.of(s.id)))
+        .collect();
+    let best_rank = hit_ranks
+        .iter()
+        .copied()
+        .chain(extra.iter().map(|e| e.0))
+        .fold(0.0, f64::max);
+    // A task's ranking is by file, from more evidence than the call graph
+    // holds (blending PageRank in lowered file recall@5 on SWE-bench Lite,
+    // docs/benchmarks.md): its hits keep their order and the graph only adds.
+    let task = results.mode == Mode::Task;
+    let blend = Blend {
+        search_weight: opts.search_weight.clamp(0.0, 1.0),
+        best_search: results.hits.iter().map(|h| h.score).fold(0.0, f64::max),
+        best_rank,
+        task,
+    };
+    for (hit, r) in out.hits.iter_mut().zip(&hit_ranks) {
+        blend.hit(hit, *r);
+    }
+    let floor = out
+        .hits
+        .iter()
+        .map(|h| h.score)
+        .fold(f64::INFINITY, f64::min);
+    for (r, s, edge) in extra {
+        let graph_score = round4(norm(r, best_rank));
+        out.hits.push(graph_hit(
+            index,
+            s,
+            edge,
+            blend.added(graph_score, floor),
+            graph_score,
+            opts,
+        )?);
+        out.graph.added += 1;
+    }
+    // A task's hits as ranked, then what the graph added, best first; a
+    // phrase's all blended.
+    let sorted_from = if task { results.hits.len() } else { 0 };
+    out.hits[sorted_from..].sort_by(|a, b| {
+        b.score
+            .total_cmp(&a.score)
+            .then_with(|| a.path.cmp(&b.path))
+            .then(a.start_line.cmp(&b.start_line))
+    });
+    Ok(())
+}
+
+/// Personalised PageRank seeded by the hits' symbols, each weighted by its
+/// hit's rank.
+struct GraphRanks {
+    seeds: HashMap<i64, f64>,
+    ppr: HashMap<i64, f64>,
+    total: f64,
+}
+
+impl GraphRanks {
+    fn new(graph: &lode_graph::SymbolGraph, hit_symbols: &[Option<SymbolRow>]) -> GraphRanks {
+        let mut seeds: HashMap<i64, f64> = HashMap::new();
+        for (rank, sym) in hit_symbols.iter().enumerate() {
+            if let Some(s) = sym {
+                *seeds.entry(s.id).or_default() += 1.0 / (rank + 1) as f64;
+            }
+        }
+        let ppr = graph.pagerank(Some(&seeds));
+        let total: f64 = seeds.values().sum::<f64>().max(f64::MIN_POSITIVE);
+        GraphRanks { seeds, ppr, total }
+    }
+
+    /// What a symbol receives through the graph: its PageRank less its own
+    /// teleport share. Without this the seeds' shares (their search ranks
+    /// again) dominate, and a neighbour could never outrank a hit.
+    fn of(&self, id: i64) -> f64 {
+        let own = self
+            .seeds
+            .get(&id)
+            .map_or(0.0, |w| (1.0 - DAMPING) * w / self.total);
+        self.ppr.get(&id).map_or(0.0, |p| (p - own).max(0.0))
+    }
+}
+
+/// The `most` best-ranked of the neighbours `added` (symbol id → symbol
+/// and the edge that found it), those the graph gives any rank.
+fn best_added(
+    added: HashMap<i64, (SymbolRow, String)>,
+    ranks: &GraphRanks,
+    most: usize,
+) -> Vec<(f64, SymbolRow, String)> {
     let mut extra: Vec<(f64, SymbolRow, String)> = added
         .into_values()
-        .map(|(s, edge)| (rank_of(s.id), s, edge))
+        .map(|(s, edge)| (ranks.of(s.id), s, edge))
         .filter(|(r, _, _)| *r > 0.0)
         .collect();
     extra.sort_by(|a, b| {
@@ -230,89 +304,79 @@ fn rerank(
             .then_with(|| a.1.path.cmp(&b.1.path))
             .then(a.1.start_line.cmp(&b.1.start_line))
     });
-    extra.truncate(opts.extra);
+    extra.truncate(most);
+    extra
+}
 
-    let best_search = results.hits.iter().map(|h| h.score).fold(0.0, f64::max);
-    let hit_ranks: Vec<f64> = hit_syms
-        .iter()
-        .map(|s| s.as_ref().map_or(0.0, |s| rank_of(s.id)))
-        .collect();
-    let best_rank = hit_ranks
-        .iter()
-        .copied()
-        .chain(extra.iter().map(|e| e.0))
-        .fold(0.0, f64::max);
-    let norm = |x: f64, best: f64| if best > 0.0 { x / best } else { 0.0 };
-    let w = opts.search_weight.clamp(0.0, 1.0);
-    // A task's ranking is by file, from more evidence than the call graph
-    // holds (blending PageRank in lowered file recall@5 on SWE-bench Lite,
-    // docs/benchmarks.md): its hits keep their order and the graph only adds.
-    let task = results.mode == Mode::Task;
-    for (hit, r) in out.hits.iter_mut().zip(&hit_ranks) {
-        hit.graph_score = round4(norm(*r, best_rank));
-        if !task {
+/// How search scores and graph ranks combine.
+struct Blend {
+    search_weight: f64,
+    best_search: f64,
+    best_rank: f64,
+    /// A task keeps the search's scores and order.
+    task: bool,
+}
+
+impl Blend {
+    /// Scores a search hit whose symbol has graph rank `rank`.
+    fn hit(&self, hit: &mut AskHit, rank: f64) {
+        hit.graph_score = round4(norm(rank, self.best_rank));
+        if !self.task {
+            let w = self.search_weight;
             hit.score = round4(
-                w * norm(hit.search_score.unwrap_or(0.0), best_search)
+                w * norm(hit.search_score.unwrap_or(0.0), self.best_search)
                     + (1.0 - w) * hit.graph_score,
             );
         }
     }
-    let floor = out
-        .hits
-        .iter()
-        .map(|h| h.score)
-        .fold(f64::INFINITY, f64::min);
-    let root = &index.location.root;
-    for (r, s, edge) in extra {
-        let graph_score = round4(norm(r, best_rank));
-        let snippet = read_lines(root, &s.path, s.start_line, s.end_line)
-            .unwrap_or_default()
-            .iter()
-            .take(opts.snippet_lines)
-            .map(|l| clip(l, 200))
-            .collect::<Vec<_>>()
-            .join("\n");
-        // After every hit of a task; blended with them otherwise.
-        let score = if task {
-            round4(floor.min(1.0) * (1.0 - w) * graph_score)
+
+    /// The score of a symbol the graph added: after every hit of a task
+    /// (`floor`: the lowest hit score), blended with them otherwise.
+    fn added(&self, graph_score: f64, floor: f64) -> f64 {
+        let graph_part = (1.0 - self.search_weight) * graph_score;
+        if self.task {
+            round4(floor.min(1.0) * graph_part)
         } else {
-            round4((1.0 - w) * graph_score)
-        };
-        out.hits.push(AskHit {
-            path: s.path.clone(),
-            start_line: s.start_line,
-            end_line: s.end_line,
-            score,
-            search_score: None,
-            graph_score,
-            symbol: Some(s.name.clone()),
-            kind: s.kind.as_str().into(),
-            container: s.container.clone(),
-            language: index.file(&s.path)?.map_or(Language::Text, |f| f.lang),
-            snippet,
-            source: "graph",
-            edge: Some(edge),
-        });
-        out.graph.added += 1;
+            round4(graph_part)
+        }
     }
-    if task {
-        // The hits as ranked, then what the graph added, best first.
-        let hits = results.hits.len();
-        out.hits[hits..].sort_by(|a, b| {
-            b.score
-                .total_cmp(&a.score)
-                .then_with(|| a.path.cmp(&b.path))
-                .then(a.start_line.cmp(&b.start_line))
-        });
-        return Ok(());
-    }
-    out.hits.sort_by(|a, b| {
-        b.score
-            .total_cmp(&a.score)
-            .then_with(|| a.path.cmp(&b.path))
-            .then(a.start_line.cmp(&b.start_line))
-    });
-    Ok(())
+}
+
+/// A symbol the graph added, as a hit found through `edge`.
+fn graph_hit(
+    index: &Index,
+    s: SymbolRow,
+    edge: String,
+    score: f64,
+    graph_score: f64,
+    opts: &AskOptions,
+) -> lode_core::Result<AskHit> {
+    let snippet = read_lines(&index.location.root, &s.path, s.start_line, s.end_line)
+        .unwrap_or_default()
+        .iter()
+        .take(opts.snippet_lines)
+        .map(|l| clip(l, 200))
+        .collect::<Vec<_>>()
+        .join("\n");
+    Ok(AskHit {
+        language: index.file(&s.path)?.map_or(Language::Text, |f| f.lang),
+        start_line: s.start_line,
+        end_line: s.end_line,
+        score,
+        search_score: None,
+        graph_score,
+        kind: s.kind.as_str().into(),
+        container: s.container,
+        symbol: Some(s.name),
+        path: s.path,
+        snippet,
+        source: "graph",
+        edge: Some(edge),
+    })
+}
+
+fn norm(x: f64, best: f64) -> f64 {
+    if best > 0.0 { x / best } else { 0.0 }
 }
 
 fn round4(x: f64) -> f64 {

@@ -222,24 +222,7 @@ impl Gatherer {
         let root = index.location.root.clone();
 
         let mut seen: HashSet<i64> = HashSet::new();
-        let mut seeds: Vec<Entry> = Vec::new();
-        let code_hits = results
-            .hits
-            .iter()
-            .filter(|h| h.symbol.is_some() && h.language.is_code());
-        for hit in code_hits.take(SEEDS) {
-            if let Some(sym) = enclosing_symbol(index, hit)?
-                && seen.insert(sym.id)
-            {
-                g.seeds
-                    .push(format!("{} {}:{}", sym.name, sym.path, sym.start_line));
-                seeds.push(Entry {
-                    seed: seeds.len(),
-                    hop: 0,
-                    sym,
-                });
-            }
-        }
+        let seeds = seed_entries(index, results, &mut seen, g)?;
         if seeds.is_empty() {
             g.stopped = "no_seeds".into();
             return Ok(());
@@ -251,13 +234,9 @@ impl Gatherer {
         let mut expand = seeds;
         let mut next_id: u32 = 1;
         for round in 1..=max_rounds {
-            if Instant::now() >= deadline {
-                g.stopped = "deadline".into();
-                break;
-            }
             let room = max_nodes.saturating_sub(g.nodes.len());
-            if room == 0 {
-                g.stopped = "max_nodes".into();
+            if let Some(why) = spent(deadline, room) {
+                g.stopped = why.into();
                 break;
             }
             let round_start = Instant::now();
@@ -290,23 +269,7 @@ impl Gatherer {
                 g.fallback.push(kind);
             }
 
-            let by_id: HashMap<u32, &FrontierNode> =
-                request.frontier.iter().map(|n| (n.id, n)).collect();
-            let mut kept = 0;
-            for id in dedup(&decision.keep) {
-                if g.nodes.len() >= max_nodes {
-                    break;
-                }
-                let node = by_id[&id];
-                let mut k = keep(node, round, &root, budget_left, g.max_tokens);
-                budget_left -= k.tokens.min(budget_left);
-                if k.body_state == "shown" && k.body.is_empty() {
-                    k.body_state = "no_budget";
-                }
-                g.tokens += k.tokens;
-                g.nodes.push(k);
-                kept += 1;
-            }
+            let kept = keep_decided(&decision, &request, &root, max_nodes, &mut budget_left, g);
             let expanded: Vec<Entry> = dedup(&decision.expand)
                 .into_iter()
                 .filter_map(|id| entries.get(&id).cloned())
@@ -318,26 +281,17 @@ impl Gatherer {
                 expanded: expanded.len(),
                 source,
                 fallback,
-                detail: failure
-                    .as_ref()
-                    .map(ModelError::detail)
-                    .map(|d| clip(&d, 160)),
+                detail: failure.as_ref().map(|f| clip(&f.detail(), 160)),
                 ms: round_start.elapsed().as_secs_f64() * 1000.0,
             });
-            let stop = if decision.stop {
-                "model"
-            } else if failure == Some(ModelError::Timeout) {
-                // The deadline is spent: the round was answered, the walk ends.
-                "deadline"
-            } else if g.nodes.len() >= max_nodes {
-                "max_nodes"
-            } else if budget_left == 0 {
-                "budget"
-            } else if expanded.is_empty() {
-                "nothing_to_expand"
-            } else {
-                ""
-            };
+            let stop = stop_reason(
+                &decision,
+                failure.as_ref(),
+                g,
+                max_nodes,
+                budget_left,
+                &expanded,
+            );
             if !stop.is_empty() {
                 g.stopped = stop.into();
                 break;
@@ -526,4 +480,99 @@ fn hit_score(hits: &[SearchHit], s: &SymbolRow) -> (f64, bool) {
             && h.symbol.as_deref() == Some(s.name.as_str())
     });
     inside.fold((0.0, false), |(best, _), h| (best.max(h.score), true))
+}
+
+/// The walk's seeds: the enclosing symbols of the first [`SEEDS`] code hits
+/// with a symbol, each once (named in `g.seeds`).
+fn seed_entries(
+    index: &Index,
+    results: &SearchResults,
+    seen: &mut HashSet<i64>,
+    g: &mut Gathered,
+) -> lode_core::Result<Vec<Entry>> {
+    let mut seeds: Vec<Entry> = Vec::new();
+    let code_hits = results
+        .hits
+        .iter()
+        .filter(|h| h.symbol.is_some() && h.language.is_code());
+    for hit in code_hits.take(SEEDS) {
+        if let Some(sym) = enclosing_symbol(index, hit)?
+            && seen.insert(sym.id)
+        {
+            g.seeds
+                .push(format!("{} {}:{}", sym.name, sym.path, sym.start_line));
+            seeds.push(Entry {
+                seed: seeds.len(),
+                hop: 0,
+                sym,
+            });
+        }
+    }
+    Ok(seeds)
+}
+
+/// Adds the nodes `decision` keeps from `request`'s frontier to `g`, while
+/// there is room, each body within what is left of the budget. Returns how
+/// many were kept.
+fn keep_decided(
+    decision: &Decision,
+    request: &Request,
+    root: &std::path::Path,
+    max_nodes: usize,
+    budget_left: &mut usize,
+    g: &mut Gathered,
+) -> usize {
+    let by_id: HashMap<u32, &FrontierNode> = request.frontier.iter().map(|n| (n.id, n)).collect();
+    let mut kept = 0;
+    for id in dedup(&decision.keep) {
+        if g.nodes.len() >= max_nodes {
+            break;
+        }
+        let node = by_id[&id];
+        let mut k = keep(node, request.round, root, *budget_left, g.max_tokens);
+        *budget_left -= k.tokens.min(*budget_left);
+        if k.body_state == "shown" && k.body.is_empty() {
+            k.body_state = "no_budget";
+        }
+        g.tokens += k.tokens;
+        g.nodes.push(k);
+        kept += 1;
+    }
+    kept
+}
+
+/// Why the walk ends before a round: the deadline passed, or no room is left.
+fn spent(deadline: Instant, room: usize) -> Option<&'static str> {
+    if Instant::now() >= deadline {
+        Some("deadline")
+    } else if room == 0 {
+        Some("max_nodes")
+    } else {
+        None
+    }
+}
+
+/// Why the walk ends after this round, or `""` to go on.
+fn stop_reason(
+    decision: &Decision,
+    failure: Option<&ModelError>,
+    g: &Gathered,
+    max_nodes: usize,
+    budget_left: usize,
+    expanded: &[Entry],
+) -> &'static str {
+    if decision.stop {
+        "model"
+    } else if failure == Some(&ModelError::Timeout) {
+        // The deadline is spent: the round was answered, the walk ends.
+        "deadline"
+    } else if g.nodes.len() >= max_nodes {
+        "max_nodes"
+    } else if budget_left == 0 {
+        "budget"
+    } else if expanded.is_empty() {
+        "nothing_to_expand"
+    } else {
+        ""
+    }
 }
