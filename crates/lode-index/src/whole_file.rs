@@ -103,40 +103,8 @@ impl Index {
         if terms.is_empty() || limit == 0 {
             return Ok(Vec::new());
         }
-        let table = self.file_table()?;
-        let over = self.active_overlay();
-        // Overlay files take slots after the disk's, for this query only.
-        let mut extra: Vec<FileEntry> = Vec::new();
-        let mut extra_slot: HashMap<String, u32> = HashMap::new();
-        if let Some(o) = &over {
-            for (path, len) in o.file_lengths() {
-                let lang = self.file(path)?.map_or(Language::Text, |f| f.lang);
-                extra_slot.insert(path.to_string(), (table.files.len() + extra.len()) as u32);
-                extra.push(FileEntry {
-                    path: path.to_string(),
-                    lang,
-                    len,
-                });
-            }
-        }
-        let entry = |slot: u32| -> &FileEntry {
-            let slot = slot as usize;
-            table
-                .files
-                .get(slot)
-                .unwrap_or_else(|| &extra[slot - table.files.len()])
-        };
-        // A disk file the overlay replaces or deletes is out; its overlay
-        // version (a slot after the disk's) is in.
-        let disk_files = table.files.len();
-        let admitted: Vec<bool> = (0..disk_files + extra.len())
-            .map(|slot| {
-                let e = entry(slot as u32);
-                filter.admits(&e.path, e.lang)
-                    && (slot >= disk_files || over.as_ref().is_none_or(|o| !o.masks(&e.path)))
-            })
-            .collect();
-        let files = admitted.iter().filter(|a| **a).count() as f64;
+        let slots = Slots::new(self, self.file_table()?, filter)?;
+        let files = slots.admitted.iter().filter(|a| **a).count() as f64;
         let mut stmt = self
             .store()
             .connection()
@@ -144,37 +112,15 @@ impl Index {
             .map_err(|e| self.err(e))?;
         // By slot: the summed score, and the term being scored's frequencies
         // (with the slots it touched, to clear them for the next term).
-        let slots = disk_files + extra.len();
-        let mut scores: Vec<f64> = vec![0.0; slots];
+        let mut scores: Vec<f64> = vec![0.0; slots.len()];
         let mut per_file = Board {
-            freq: vec![Frequencies::default(); slots],
+            freq: vec![Frequencies::default(); slots.len()],
             touched: Vec::new(),
         };
+        let average_len = slots.table.average_len.max(1.0);
         for &(term, weight) in terms {
             per_file.clear();
-            let disk = self.postings(&mut stmt, term)?;
-            for p in disk.iter().flat_map(|d| d.list.iter()) {
-                if over.as_ref().is_some_and(|o| o.masks_chunk(p.chunk)) {
-                    continue;
-                }
-                let Some(&slot) = table.chunk_file.get(p.chunk as usize) else {
-                    continue;
-                };
-                if slot == u32::MAX || !admitted[slot as usize] {
-                    continue;
-                }
-                count(&mut per_file, slot, p, params);
-            }
-            if let Some(o) = &over {
-                for p in o.postings(term) {
-                    let Some(slot) = o.chunk(p.chunk).and_then(|c| extra_slot.get(&c.path)) else {
-                        continue;
-                    };
-                    if admitted[*slot as usize] {
-                        count(&mut per_file, *slot, p, params);
-                    }
-                }
-            }
+            self.count_term(&mut stmt, term, &slots, params, &mut per_file)?;
             if per_file.touched.is_empty() {
                 continue;
             }
@@ -182,34 +128,49 @@ impl Index {
             let idf = weight * (1.0 + (files - df + 0.5) / (df + 0.5)).ln();
             for &slot in &per_file.touched {
                 let f = per_file.freq[slot as usize];
-                let len = f64::from(entry(slot).len);
-                let norm = 1.0 - params.b + params.b * len / table.average_len.max(1.0);
+                let len = f64::from(slots.entry(slot).len);
+                let norm = 1.0 - params.b + params.b * len / average_len;
                 let pseudo = f.text / norm + params.path_weight * f64::from(f.path);
                 scores[slot as usize] += idf * pseudo * (params.k1 + 1.0) / (params.k1 + pseudo);
             }
         }
-        let mut ranked: Vec<(u32, f64)> = scores
-            .into_iter()
-            .enumerate()
-            .filter(|(_, s)| *s > 0.0)
-            .map(|(slot, s)| (slot as u32, s))
-            .collect();
-        ranked.sort_by(|a, b| {
-            b.1.total_cmp(&a.1)
-                .then_with(|| entry(a.0).path.cmp(&entry(b.0).path))
-        });
-        Ok(ranked
-            .into_iter()
-            .take(limit)
-            .map(|(slot, score)| {
-                let e = entry(slot);
-                FileScore {
-                    path: e.path.clone(),
-                    lang: e.lang,
-                    score,
+        Ok(slots.best(scores, limit))
+    }
+
+    /// Adds every admitted chunk's frequencies of `term`, the disk's and
+    /// the overlay's, to its file's on `per_file`.
+    fn count_term(
+        &self,
+        stmt: &mut rusqlite::CachedStatement,
+        term: &str,
+        slots: &Slots,
+        params: &FileBm25Params,
+        per_file: &mut Board,
+    ) -> Result<()> {
+        let over = slots.over.as_deref();
+        let disk = self.postings(stmt, term)?;
+        for p in disk.iter().flat_map(|d| d.list.iter()) {
+            if over.is_some_and(|o| o.masks_chunk(p.chunk)) {
+                continue;
+            }
+            let Some(&slot) = slots.table.chunk_file.get(p.chunk as usize) else {
+                continue;
+            };
+            if slot != u32::MAX && slots.admitted[slot as usize] {
+                count(per_file, slot, p, params);
+            }
+        }
+        if let Some(o) = over {
+            for p in o.postings(term) {
+                let slot = o.chunk(p.chunk).and_then(|c| slots.extra_slot.get(&c.path));
+                if let Some(&slot) = slot
+                    && slots.admitted[slot as usize]
+                {
+                    count(per_file, slot, p, params);
                 }
-            })
-            .collect())
+            }
+        }
+        Ok(())
     }
 
     /// The chunk-to-file table, read once per open index.
@@ -286,6 +247,91 @@ impl Index {
         });
         let _ = self.file_table_slot().set(table.clone());
         Ok(table)
+    }
+}
+
+/// The files a whole-file query scores, by slot: the disk's (the
+/// [`FileTable`]'s order), then an overlay's, for this query only; and
+/// which of them the filter admits. A disk file the overlay replaces or
+/// deletes is out; its overlay version (a slot after the disk's) is in.
+struct Slots {
+    table: Arc<FileTable>,
+    over: Option<Arc<crate::overlay::Active>>,
+    extra: Vec<FileEntry>,
+    extra_slot: HashMap<String, u32>,
+    admitted: Vec<bool>,
+}
+
+impl Slots {
+    fn new(index: &Index, table: Arc<FileTable>, filter: &Filter) -> Result<Slots> {
+        let over = index.active_overlay();
+        let mut extra: Vec<FileEntry> = Vec::new();
+        let mut extra_slot: HashMap<String, u32> = HashMap::new();
+        if let Some(o) = &over {
+            for (path, len) in o.file_lengths() {
+                let lang = index.file(path)?.map_or(Language::Text, |f| f.lang);
+                extra_slot.insert(path.to_string(), (table.files.len() + extra.len()) as u32);
+                extra.push(FileEntry {
+                    path: path.to_string(),
+                    lang,
+                    len,
+                });
+            }
+        }
+        let mut slots = Slots {
+            table,
+            over,
+            extra,
+            extra_slot,
+            admitted: Vec::new(),
+        };
+        let disk_files = slots.table.files.len();
+        slots.admitted = (0..slots.len())
+            .map(|slot| {
+                let e = slots.entry(slot as u32);
+                filter.admits(&e.path, e.lang)
+                    && (slot >= disk_files || slots.over.as_ref().is_none_or(|o| !o.masks(&e.path)))
+            })
+            .collect();
+        Ok(slots)
+    }
+
+    fn len(&self) -> usize {
+        self.table.files.len() + self.extra.len()
+    }
+
+    fn entry(&self, slot: u32) -> &FileEntry {
+        let slot = slot as usize;
+        self.table
+            .files
+            .get(slot)
+            .unwrap_or_else(|| &self.extra[slot - self.table.files.len()])
+    }
+
+    /// The `limit` best of the files scored above 0, best first, ties by path.
+    fn best(&self, scores: Vec<f64>, limit: usize) -> Vec<FileScore> {
+        let mut ranked: Vec<(u32, f64)> = scores
+            .into_iter()
+            .enumerate()
+            .filter(|(_, s)| *s > 0.0)
+            .map(|(slot, s)| (slot as u32, s))
+            .collect();
+        ranked.sort_by(|a, b| {
+            b.1.total_cmp(&a.1)
+                .then_with(|| self.entry(a.0).path.cmp(&self.entry(b.0).path))
+        });
+        ranked
+            .into_iter()
+            .take(limit)
+            .map(|(slot, score)| {
+                let e = self.entry(slot);
+                FileScore {
+                    path: e.path.clone(),
+                    lang: e.lang,
+                    score,
+                }
+            })
+            .collect()
     }
 }
 

@@ -6,7 +6,7 @@ use std::sync::Mutex;
 use lode_core::Config;
 use lode_index::lexical::Bm25Params;
 use lode_index::overlay::{self, Overlay, prepare};
-use lode_index::{BuildOptions, Filter, Index, IndexLocation, build, tokens};
+use lode_index::{BuildOptions, FileBm25Params, Filter, Index, IndexLocation, build, tokens};
 use serde_json::json;
 
 /// The counters are process-wide: tests that read them take turns.
@@ -246,4 +246,46 @@ fn layers_are_cached_by_content_and_config_and_plain_reads_do_no_overlay_work() 
     let _over = index.overlay(first.layer.clone()).unwrap();
     index.symbols_named("parse_config").unwrap();
     assert!(overlay::reads() > reads, "reads with an overlay consult it");
+}
+
+#[test]
+fn whole_file_scores_follow_the_overlay_and_the_filter() {
+    let _serial = serial();
+    let (_dir, _cache, index) = indexed();
+    let files = |terms: &[(&str, f64)], filter: &Filter| -> Vec<String> {
+        index
+            .file_lexical(terms, &FileBm25Params::default(), filter, 10)
+            .unwrap()
+            .into_iter()
+            .map(|f| f.path)
+            .collect()
+    };
+    let terms = [("parse", 1.0), ("config", 1.0), ("retry", 1.0)];
+    // util.py holds every term, app.py two, notes.md one.
+    assert_eq!(
+        files(&terms, &Filter::default()),
+        ["util.py", "app.py", "notes.md"]
+    );
+    let code = Filter {
+        languages: vec![lode_core::Language::Python],
+        ..Filter::default()
+    };
+    assert_eq!(files(&terms, &code), ["util.py", "app.py"]);
+    let ov = Overlay::from_json(&json!({
+        "util.py": "def load_settings(path):\n    return path\n",
+        "app.py": null,
+        "lib/new.py": "def retry(times):\n    return parse_config(times)\n",
+    }))
+    .unwrap();
+    let staged = prepare(&ov, &Config::default()).unwrap();
+    {
+        let _over = index.overlay(staged.layer.clone()).unwrap();
+        // The overlay's util.py holds none of the terms, app.py is deleted, the new file holds all.
+        assert_eq!(
+            files(&terms, &Filter::default()),
+            ["lib/new.py", "notes.md"]
+        );
+        assert_eq!(files(&[("settings", 1.0)], &Filter::default()), ["util.py"]);
+    }
+    assert_eq!(files(&terms, &Filter::default())[0], "util.py");
 }
