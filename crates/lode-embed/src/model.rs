@@ -2,14 +2,16 @@
 
 use std::borrow::Cow;
 use std::cell::RefCell;
+use std::collections::BTreeMap;
 use std::fmt;
+use std::ops::Range;
 use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 
 use crate::Embedder;
 use crate::error::{Error, Result};
-use crate::safetensors::{self, Dtype};
+use crate::safetensors::{self, Dtype, Tensor};
 use crate::tokenizer::{self, WordPiece};
 
 include!("embed_version.rs");
@@ -81,6 +83,20 @@ struct Files<'a> {
     /// The built-in model: its tokenizer comes prepared, and its id was
     /// hashed when lode was compiled.
     builtin: bool,
+}
+
+impl Files<'_> {
+    /// `range` of the model file: borrowed when the file is the binary's own,
+    /// so the built-in table is never copied.
+    fn model_range(&self, range: Range<usize>) -> Cow<'static, [u8]> {
+        match &self.model.0 {
+            Cow::Borrowed(b) => {
+                let b: &'static [u8] = b;
+                Cow::Borrowed(&b[range])
+            }
+            Cow::Owned(b) => Cow::Owned(b[range].to_vec()),
+        }
+    }
 }
 
 #[derive(Default)]
@@ -178,143 +194,28 @@ impl StaticModel {
         let (model_bytes, model_path) = &files.model;
         let (tokenizer_bytes, tokenizer_path) = &files.tokenizer;
 
-        let config: serde_json::Map<String, serde_json::Value> =
-            serde_json::from_slice(config_bytes)
-                .map_err(|e| Error::invalid(config_path, format_args!("not a JSON object: {e}")))?;
-        let normalize = match config.get("normalize") {
-            None | Some(serde_json::Value::Null) => false,
-            Some(v) => v
-                .as_bool()
-                .ok_or_else(|| Error::invalid(config_path, "\"normalize\" is not true or false"))?,
-        };
-        let max_length = match config.get("max_length") {
-            None => Some(DEFAULT_MAX_LENGTH),
-            Some(serde_json::Value::Null) => None,
-            Some(v) => Some(v.as_u64().filter(|&n| n > 0).ok_or_else(|| {
-                Error::invalid(config_path, "\"max_length\" is not a positive integer")
-            })? as usize),
-        };
-        let hidden_dim =
-            match config.get("hidden_dim") {
-                None | Some(serde_json::Value::Null) => None,
-                Some(v) => Some(v.as_u64().ok_or_else(|| {
-                    Error::invalid(config_path, "\"hidden_dim\" is not an integer")
-                })? as usize),
-            };
-
-        let prepared = files
-            .builtin
-            .then(|| WordPiece::from_image(BUILTIN_TOKENIZER_IMAGE))
-            .flatten();
-        let tokenizer = match prepared {
-            Some(t) => t,
-            None => WordPiece::from_json(tokenizer_bytes)
-                .map_err(|reason| Error::invalid(tokenizer_path, reason))?,
-        };
-
-        let bad = |reason: String| Error::invalid(model_path, reason);
-        let tensors = safetensors::parse(model_bytes).map_err(bad)?;
-        let (name, emb) = ["embeddings", "embedding.weight"]
-            .iter()
-            .find_map(|n| tensors.get(*n).map(|t| (*n, t)))
-            .ok_or_else(|| bad("no \"embeddings\" tensor of a readable type".into()))?;
-        let &[rows, dim] = emb.shape.as_slice() else {
-            return Err(bad(format!(
-                "tensor {name:?} has shape {:?}, expected 2 dimensions",
-                emb.shape
-            )));
-        };
-        if dim == 0 || rows == 0 {
-            return Err(bad(format!("tensor {name:?} is empty ({rows}x{dim})")));
-        }
-        if let Some(h) = hidden_dim
-            && h != dim
-        {
-            return Err(bad(format!(
-                "embeddings have {dim} columns but config.json says hidden_dim {h}"
-            )));
-        }
-        let table = match (emb.dtype, model_bytes) {
-            (Dtype::I8, Cow::Borrowed(b)) => {
-                let b: &'static [u8] = b;
-                Table::I8(Cow::Borrowed(&b[emb.range.clone()]))
-            }
-            (Dtype::I8, Cow::Owned(b)) => Table::I8(Cow::Owned(b[emb.range.clone()].to_vec())),
-            (dtype, b) => Table::F32(
-                safetensors::to_f32(dtype, &b[emb.range.clone()]).ok_or_else(|| {
-                    bad(format!("tensor {name:?} has unsupported type {dtype:?}"))
-                })?,
-            ),
-        };
-
-        let vocab = tokenizer.vocab_size();
-        let weights = match tensors.get("weights") {
-            None => None,
-            Some(t) => {
-                let w = safetensors::to_f32(t.dtype, &model_bytes[t.range.clone()])
-                    .filter(|_| t.dtype != Dtype::I8)
-                    .ok_or_else(|| {
-                        bad(format!(
-                            "tensor \"weights\" has unsupported type {:?}",
-                            t.dtype
-                        ))
-                    })?;
-                if w.len() != vocab {
-                    return Err(bad(format!(
-                        "tensor \"weights\" has {} values for a vocabulary of {vocab} tokens",
-                        w.len()
-                    )));
-                }
-                Some(w)
-            }
-        };
-        let mapping = match tensors.get("mapping") {
-            None => None,
-            Some(t) => {
-                let m = safetensors::to_indices(t.dtype, &model_bytes[t.range.clone()])
-                    .ok_or_else(|| {
-                        bad("tensor \"mapping\" is not a non-negative I32/I64 vector".into())
-                    })?;
-                if m.len() != vocab {
-                    return Err(bad(format!(
-                        "tensor \"mapping\" has {} entries for a vocabulary of {vocab} tokens",
-                        m.len()
-                    )));
-                }
-                if let Some(&r) = m.iter().find(|&&r| r as usize >= rows) {
-                    return Err(bad(format!(
-                        "tensor \"mapping\" points at row {r} of {rows}"
-                    )));
-                }
-                Some(m)
-            }
-        };
-        if mapping.is_none() && rows != vocab {
-            return Err(bad(format!(
-                "embeddings have {rows} rows but {} has {vocab} tokens",
-                tokenizer_path
-                    .file_name()
-                    .map_or("the tokenizer".into(), |n| n.to_string_lossy())
-            )));
-        }
+        let config = Config::parse(config_bytes, config_path)?;
+        let tokenizer = load_tokenizer(tokenizer_bytes, tokenizer_path, files.builtin)?;
+        let tensors = ModelTensors::read(&files, config.hidden_dim, tokenizer.vocab_size())
+            .map_err(|reason| Error::invalid(model_path, reason))?;
 
         let id = if files.builtin {
-            format!("model2vec-d{dim}-{BUILTIN_ID_HASH}")
+            format!("model2vec-d{}-{BUILTIN_ID_HASH}", tensors.dim)
         } else {
-            content_id(dim, config_bytes, model_bytes, tokenizer_bytes)
+            content_id(tensors.dim, config_bytes, model_bytes, tokenizer_bytes)
         };
 
         Ok(StaticModel {
             id,
-            dim,
-            rows,
-            dtype: emb.dtype,
+            dim: tensors.dim,
+            rows: tensors.rows,
+            dtype: tensors.dtype,
             tokenizer,
-            table,
-            weights,
-            mapping,
-            normalize,
-            max_length,
+            table: tensors.table,
+            weights: tensors.weights,
+            mapping: tensors.mapping,
+            normalize: config.normalize,
+            max_length: config.max_length,
         })
     }
 
@@ -504,6 +405,189 @@ impl Embedder for StaticModel {
     }
 }
 
+/// What `config.json` says about loading and embedding; its other keys are ignored.
+struct Config {
+    normalize: bool,
+    /// `None` when `config.json` sets `"max_length": null`: no truncation.
+    max_length: Option<usize>,
+    hidden_dim: Option<usize>,
+}
+
+impl Config {
+    fn parse(bytes: &[u8], path: &Path) -> Result<Config> {
+        let config: serde_json::Map<String, serde_json::Value> = serde_json::from_slice(bytes)
+            .map_err(|e| Error::invalid(path, format_args!("not a JSON object: {e}")))?;
+        let invalid = |reason: &str| Error::invalid(path, reason);
+        let normalize = match config.get("normalize") {
+            None | Some(serde_json::Value::Null) => false,
+            Some(v) => v
+                .as_bool()
+                .ok_or_else(|| invalid("\"normalize\" is not true or false"))?,
+        };
+        let max_length = match config.get("max_length") {
+            None => Some(DEFAULT_MAX_LENGTH),
+            Some(serde_json::Value::Null) => None,
+            Some(v) => Some(
+                v.as_u64()
+                    .filter(|&n| n > 0)
+                    .ok_or_else(|| invalid("\"max_length\" is not a positive integer"))?
+                    as usize,
+            ),
+        };
+        let hidden_dim = match config.get("hidden_dim") {
+            None | Some(serde_json::Value::Null) => None,
+            Some(v) => Some(
+                v.as_u64()
+                    .ok_or_else(|| invalid("\"hidden_dim\" is not an integer"))?
+                    as usize,
+            ),
+        };
+        Ok(Config {
+            normalize,
+            max_length,
+            hidden_dim,
+        })
+    }
+}
+
+/// The built-in model's prepared tokenizer, or else the one `tokenizer.json` describes.
+fn load_tokenizer(bytes: &[u8], path: &Path, builtin: bool) -> Result<WordPiece> {
+    let prepared = builtin
+        .then(|| WordPiece::from_image(BUILTIN_TOKENIZER_IMAGE))
+        .flatten();
+    match prepared {
+        Some(t) => Ok(t),
+        None => WordPiece::from_json(bytes).map_err(|reason| Error::invalid(path, reason)),
+    }
+}
+
+/// The tensors of `model.safetensors` that embedding reads, checked against
+/// `config.json` and the tokenizer.
+struct ModelTensors {
+    dim: usize,
+    rows: usize,
+    dtype: Dtype,
+    table: Table,
+    weights: Option<Vec<f32>>,
+    mapping: Option<Vec<u32>>,
+}
+
+impl ModelTensors {
+    /// Reads the tensors of the model file of `files`: `hidden_dim` is
+    /// `config.json`'s, `vocab` the size of the tokenizer's vocabulary. The error
+    /// is a short reason; the caller names the file.
+    fn read(files: &Files<'_>, hidden_dim: Option<usize>, vocab: usize) -> Result<Self, String> {
+        let bytes: &[u8] = &files.model.0;
+        let tensors = safetensors::parse(bytes)?;
+        let (name, emb) = find_embeddings(&tensors)?;
+        let (rows, dim) = embeddings_shape(name, emb, hidden_dim)?;
+        let table = read_table(name, emb, files)?;
+        let weights = match tensors.get("weights") {
+            None => None,
+            Some(t) => Some(read_weights(t, bytes, vocab)?),
+        };
+        let mapping = match tensors.get("mapping") {
+            None => None,
+            Some(t) => Some(read_mapping(t, bytes, vocab, rows)?),
+        };
+        // Without a mapping, token ids index the rows directly.
+        if mapping.is_none() && rows != vocab {
+            return Err(format!(
+                "embeddings have {rows} rows but {} has {vocab} tokens",
+                files
+                    .tokenizer
+                    .1
+                    .file_name()
+                    .map_or("the tokenizer".into(), |n| n.to_string_lossy())
+            ));
+        }
+        Ok(ModelTensors {
+            dim,
+            rows,
+            dtype: emb.dtype,
+            table,
+            weights,
+            mapping,
+        })
+    }
+}
+
+/// The embedding matrix and its name: `embeddings` as model2vec writes it, or
+/// `embedding.weight`.
+fn find_embeddings(tensors: &BTreeMap<String, Tensor>) -> Result<(&'static str, &Tensor), String> {
+    ["embeddings", "embedding.weight"]
+        .iter()
+        .find_map(|n| tensors.get(*n).map(|t| (*n, t)))
+        .ok_or_else(|| "no \"embeddings\" tensor of a readable type".into())
+}
+
+/// The (rows, columns) of the embedding matrix, which must be a non-empty
+/// matrix as wide as `config.json`'s `hidden_dim`, where it has one.
+fn embeddings_shape(
+    name: &str,
+    emb: &Tensor,
+    hidden_dim: Option<usize>,
+) -> Result<(usize, usize), String> {
+    let &[rows, dim] = emb.shape.as_slice() else {
+        return Err(format!(
+            "tensor {name:?} has shape {:?}, expected 2 dimensions",
+            emb.shape
+        ));
+    };
+    if dim == 0 || rows == 0 {
+        return Err(format!("tensor {name:?} is empty ({rows}x{dim})"));
+    }
+    if let Some(h) = hidden_dim
+        && h != dim
+    {
+        return Err(format!(
+            "embeddings have {dim} columns but config.json says hidden_dim {h}"
+        ));
+    }
+    Ok((rows, dim))
+}
+
+/// The embedding table of the model file of `files`: int8 stays int8, every
+/// float type becomes f32.
+fn read_table(name: &str, emb: &Tensor, files: &Files<'_>) -> Result<Table, String> {
+    if emb.dtype == Dtype::I8 {
+        return Ok(Table::I8(files.model_range(emb.range.clone())));
+    }
+    safetensors::to_f32(emb.dtype, &files.model.0[emb.range.clone()])
+        .map(Table::F32)
+        .ok_or_else(|| format!("tensor {name:?} has unsupported type {:?}", emb.dtype))
+}
+
+/// The per-token `weights`: floats, one per vocabulary token.
+fn read_weights(t: &Tensor, bytes: &[u8], vocab: usize) -> Result<Vec<f32>, String> {
+    let w = safetensors::to_f32(t.dtype, &bytes[t.range.clone()])
+        .filter(|_| t.dtype != Dtype::I8)
+        .ok_or_else(|| format!("tensor \"weights\" has unsupported type {:?}", t.dtype))?;
+    if w.len() != vocab {
+        return Err(format!(
+            "tensor \"weights\" has {} values for a vocabulary of {vocab} tokens",
+            w.len()
+        ));
+    }
+    Ok(w)
+}
+
+/// The token-to-row `mapping`: one row of the `rows` of the table per vocabulary token.
+fn read_mapping(t: &Tensor, bytes: &[u8], vocab: usize, rows: usize) -> Result<Vec<u32>, String> {
+    let m = safetensors::to_indices(t.dtype, &bytes[t.range.clone()])
+        .ok_or("tensor \"mapping\" is not a non-negative I32/I64 vector")?;
+    if m.len() != vocab {
+        return Err(format!(
+            "tensor \"mapping\" has {} entries for a vocabulary of {vocab} tokens",
+            m.len()
+        ));
+    }
+    if let Some(&r) = m.iter().find(|&&r| r as usize >= rows) {
+        return Err(format!("tensor \"mapping\" points at row {r} of {rows}"));
+    }
+    Ok(m)
+}
+
 /// `model2vec-d<dim>-<hash>`: the hash covers the three files and the version
 /// of this crate's embedding code.
 fn content_id(dim: usize, config: &[u8], model: &[u8], tokenizer: &[u8]) -> String {
@@ -547,6 +631,172 @@ mod tests {
         assert!(
             v[256..].iter().all(|&x| x == 0.0),
             "empty text embeds to zero"
+        );
+    }
+
+    /// A tokenizer.json of three tokens: `[UNK]`, `a` and `b`.
+    const TINY_TOKENIZER: &str = r#"{"normalizer": {"type": "BertNormalizer"},
+        "pre_tokenizer": {"type": "BertPreTokenizer"},
+        "model": {"type": "WordPiece", "vocab": {"[UNK]": 0, "a": 1, "b": 2}}}"#;
+
+    /// One tensor of a test model file: name, dtype, shape and raw data.
+    type TestTensor<'a> = (&'a str, &'a str, &'a [usize], Vec<u8>);
+
+    fn safetensors_file(tensors: &[TestTensor<'_>]) -> Vec<u8> {
+        let mut header = serde_json::Map::new();
+        let mut data = Vec::new();
+        for (name, dtype, shape, bytes) in tensors {
+            let offsets = [data.len(), data.len() + bytes.len()];
+            let tensor =
+                serde_json::json!({"dtype": dtype, "shape": shape, "data_offsets": offsets});
+            header.insert(name.to_string(), tensor);
+            data.extend_from_slice(bytes);
+        }
+        let header = serde_json::to_vec(&header).unwrap();
+        let mut file = (header.len() as u64).to_le_bytes().to_vec();
+        file.extend(header);
+        file.extend(data);
+        file
+    }
+
+    fn le_bytes<const N: usize>(values: impl IntoIterator<Item = [u8; N]>) -> Vec<u8> {
+        values.into_iter().flatten().collect()
+    }
+
+    fn f32s(values: &[f32]) -> Vec<u8> {
+        le_bytes(values.iter().map(|v| v.to_le_bytes()))
+    }
+
+    fn i32s(values: &[i32]) -> Vec<u8> {
+        le_bytes(values.iter().map(|v| v.to_le_bytes()))
+    }
+
+    fn tiny(config: &str, tensors: &[TestTensor<'_>]) -> Result<StaticModel> {
+        let model = safetensors_file(tensors);
+        StaticModel::from_bytes(config.as_bytes(), &model, TINY_TOKENIZER.as_bytes())
+    }
+
+    fn tiny_err(config: &str, tensors: &[TestTensor<'_>]) -> String {
+        tiny(config, tensors).unwrap_err().to_string()
+    }
+
+    /// A 3x2 int8 table, one row per token.
+    fn i8_table() -> TestTensor<'static> {
+        ("embeddings", "I8", &[3, 2], vec![0, 0, 1, 2, 254, 4])
+    }
+
+    #[test]
+    fn config_json_defaults_and_errors() {
+        let m = tiny("{}", &[i8_table()]).unwrap();
+        assert_eq!(
+            (m.normalize, m.max_length),
+            (false, Some(DEFAULT_MAX_LENGTH))
+        );
+        let m = tiny(r#"{"normalize": true, "max_length": null}"#, &[i8_table()]).unwrap();
+        assert_eq!((m.normalize, m.max_length), (true, None));
+        for (config, reason) in [
+            (r#"{"normalize": 1}"#, r#""normalize" is not true or false"#),
+            (
+                r#"{"max_length": 0}"#,
+                r#""max_length" is not a positive integer"#,
+            ),
+            (
+                r#"{"hidden_dim": "2"}"#,
+                r#""hidden_dim" is not an integer"#,
+            ),
+        ] {
+            assert_eq!(
+                tiny_err(config, &[i8_table()]),
+                format!("<bytes>/config.json: {reason}")
+            );
+        }
+    }
+
+    #[test]
+    fn an_owned_int8_table_embeds_its_rows() {
+        let m = tiny("{}", &[i8_table()]).unwrap();
+        assert_eq!(m.dtype, Dtype::I8);
+        assert_eq!(
+            m.encode(&["a", "b", "a b"]),
+            [1.0, 2.0, -2.0, 4.0, -0.5, 3.0]
+        );
+    }
+
+    #[test]
+    fn a_mapping_and_weights_pick_and_scale_rows() {
+        let m = tiny(
+            "{}",
+            &[
+                (
+                    "embedding.weight",
+                    "F32",
+                    &[2, 2],
+                    f32s(&[1.0, 0.0, 0.0, 1.0]),
+                ),
+                ("mapping", "I32", &[3], i32s(&[0, 0, 1])),
+                ("weights", "F32", &[3], f32s(&[1.0, 2.0, 0.5])),
+            ],
+        )
+        .unwrap();
+        assert_eq!(m.rows, 2);
+        assert_eq!(m.encode(&["a", "b"]), [2.0, 0.0, 0.0, 0.5]);
+    }
+
+    #[test]
+    fn tensors_that_do_not_fit_are_errors_naming_the_model_file() {
+        let rows = ("embeddings", "F32", &[2, 2][..], f32s(&[0.0; 4]));
+        let cases: [(Vec<TestTensor<'_>>, &str); 11] = [
+            (vec![], r#"no "embeddings" tensor of a readable type"#),
+            (
+                vec![("embeddings", "I8", &[6], vec![0; 6])],
+                r#"tensor "embeddings" has shape [6], expected 2 dimensions"#,
+            ),
+            (
+                vec![("embeddings", "I8", &[3, 0], vec![])],
+                r#"tensor "embeddings" is empty (3x0)"#,
+            ),
+            (
+                vec![("embeddings", "I32", &[3, 2], i32s(&[0; 6]))],
+                r#"tensor "embeddings" has unsupported type I32"#,
+            ),
+            (
+                vec![i8_table(), ("weights", "I8", &[3], vec![1; 3])],
+                r#"tensor "weights" has unsupported type I8"#,
+            ),
+            (
+                vec![i8_table(), ("weights", "F32", &[2], f32s(&[1.0; 2]))],
+                r#"tensor "weights" has 2 values for a vocabulary of 3 tokens"#,
+            ),
+            (
+                vec![rows.clone(), ("mapping", "F32", &[3], f32s(&[0.0; 3]))],
+                r#"tensor "mapping" is not a non-negative I32/I64 vector"#,
+            ),
+            (
+                vec![rows.clone(), ("mapping", "I32", &[3], i32s(&[0, -1, 1]))],
+                r#"tensor "mapping" is not a non-negative I32/I64 vector"#,
+            ),
+            (
+                vec![rows.clone(), ("mapping", "I32", &[2], i32s(&[0, 1]))],
+                r#"tensor "mapping" has 2 entries for a vocabulary of 3 tokens"#,
+            ),
+            (
+                vec![rows.clone(), ("mapping", "I32", &[3], i32s(&[0, 1, 2]))],
+                r#"tensor "mapping" points at row 2 of 2"#,
+            ),
+            (
+                vec![rows],
+                "embeddings have 2 rows but tokenizer.json has 3 tokens",
+            ),
+        ];
+        for (tensors, reason) in cases {
+            assert_eq!(
+                tiny_err("{}", &tensors),
+                format!("<bytes>/model.safetensors: {reason}")
+            );
+        }
+        assert_eq!(
+            tiny_err(r#"{"hidden_dim": 3}"#, &[i8_table()]),
+            "<bytes>/model.safetensors: embeddings have 2 columns but config.json says hidden_dim 3"
         );
     }
 

@@ -299,6 +299,26 @@ struct TokenizerJson {
     model: ModelJson,
 }
 
+impl TokenizerJson {
+    /// Checks that this is the one pipeline lode implements: a WordPiece model
+    /// behind BertNormalizer and BertPreTokenizer.
+    fn check_pipeline(&self) -> Result<(), String> {
+        let kind = self.model.kind.as_deref().unwrap_or("?");
+        let normalizer = self.normalizer.as_ref().map_or("none", |n| n.kind.as_str());
+        let pre = self
+            .pre_tokenizer
+            .as_ref()
+            .map_or("none", |p| p.kind.as_str());
+        if kind != "WordPiece" || normalizer != "BertNormalizer" || pre != "BertPreTokenizer" {
+            return Err(format!(
+                "unsupported tokenizer (model {kind}, normalizer {normalizer}, pre-tokenizer {pre}); \
+                 lode reads WordPiece with BertNormalizer and BertPreTokenizer"
+            ));
+        }
+        Ok(())
+    }
+}
+
 #[derive(Deserialize)]
 struct TypeOnly {
     #[serde(rename = "type")]
@@ -375,93 +395,25 @@ impl WordPiece {
     pub(crate) fn from_json(bytes: &[u8]) -> Result<Self, String> {
         let json: TokenizerJson =
             serde_json::from_slice(bytes).map_err(|e| format!("not a tokenizer.json: {e}"))?;
-        let model = json.model;
-        let kind = model.kind.as_deref().unwrap_or("?");
-        let normalizer = json.normalizer.as_ref().map_or("none", |n| n.kind.as_str());
-        let pre = json
-            .pre_tokenizer
-            .as_ref()
-            .map_or("none", |p| p.kind.as_str());
-        if kind != "WordPiece" || normalizer != "BertNormalizer" || pre != "BertPreTokenizer" {
-            return Err(format!(
-                "unsupported tokenizer (model {kind}, normalizer {normalizer}, pre-tokenizer {pre}); \
-                 lode reads WordPiece with BertNormalizer and BertPreTokenizer"
-            ));
-        }
+        json.check_pipeline()?;
         let norm = json.normalizer.expect("checked above");
+        let model = json.model;
         let vocab = model
             .vocab
             .and_then(|v| v.0)
             .ok_or("tokenizer.json has no model.vocab map")?;
         let unk = model.unk_token.as_deref().unwrap_or("[UNK]");
-        let unk_id = vocab
-            .iter()
-            .find(|(t, _)| t == unk)
-            .map(|&(_, id)| id)
+        let unk_id = token_id(&vocab, unk)
             .ok_or_else(|| format!("unknown token {unk:?} is not in the vocabulary"))?;
         let prefix = model.continuing_subword_prefix.as_deref().unwrap_or("##");
 
         let arena = sorted_arena(&vocab);
-        let vocab: Vec<(&str, u32)> = arena
-            .1
-            .iter()
-            .map(|&(start, len, id)| {
-                let bytes = &arena.0[start as usize..(start + len) as usize];
-                // Slices at the boundaries of whole strings: valid UTF-8.
-                (std::str::from_utf8(bytes).unwrap_or(""), id)
-            })
-            .collect();
-        if vocab.windows(2).any(|w| w[0].0 == w[1].0) {
-            return Err("tokenizer vocabulary has a duplicate token".into());
-        }
-        let mut ids: Vec<u32> = vocab.iter().map(|&(_, id)| id).collect();
-        ids.sort_unstable();
-        ids.dedup();
-        if ids.len() != vocab.len() || ids.last().is_some_and(|&m| m as usize >= vocab.len()) {
-            return Err("tokenizer vocabulary ids are not 0..n without gaps".into());
-        }
-
-        let word_keys: Vec<(&[u8], u32)> =
-            vocab.iter().map(|(t, id)| (t.as_bytes(), *id)).collect();
-        // Keys stay sorted after stripping a common prefix.
-        let cont_keys: Vec<(&[u8], u32)> = vocab
-            .iter()
-            .filter_map(|(t, id)| Some((t.strip_prefix(prefix)?.as_bytes(), *id)))
-            .filter(|(rest, _)| !rest.is_empty())
-            .collect();
-        let words = Trie::build(&word_keys);
-        let continuations = Trie::build(&cont_keys);
-        let mut lens: Vec<usize> = vocab.iter().map(|(t, _)| t.chars().count()).collect();
-
-        let mut added = Vec::new();
-        let mut added_first_bytes = [false; 256];
-        for t in json.added_tokens {
-            if t.content.is_empty() {
-                continue;
-            }
-            if t.normalized || t.single_word {
-                return Err(format!(
-                    "added token {:?} uses normalized/single_word matching, which lode does not implement",
-                    t.content
-                ));
-            }
-            if t.id as usize >= vocab.len() {
-                return Err(format!(
-                    "added token {:?} has id {} outside the vocabulary",
-                    t.content, t.id
-                ));
-            }
-            if vocab
-                .binary_search_by(|(v, _)| (*v).cmp(t.content.as_str()))
-                .is_err()
-            {
-                // An added token outside the model vocabulary still counts for the median.
-                lens.push(t.content.chars().count());
-            }
-            added_first_bytes[t.content.as_bytes()[0] as usize] = true;
-            added.push((t.content.into_boxed_str(), t.id));
-        }
-        added.sort_by(|a, b| b.0.len().cmp(&a.0.len()).then(a.1.cmp(&b.1)));
+        let vocab = arena_vocab(&arena);
+        check_vocab(&vocab)?;
+        let (words, continuations) = build_tries(&vocab, prefix);
+        let added = added_tokens(json.added_tokens, vocab.len())?;
+        let added_first_bytes = first_bytes(&added);
+        let median_token_chars = median_token_chars(&vocab, &added);
 
         Ok(WordPiece {
             words,
@@ -475,7 +427,7 @@ impl WordPiece {
             added,
             added_first_bytes,
             vocab_size: vocab.len(),
-            median_token_chars: median(&mut lens),
+            median_token_chars,
         })
     }
 
@@ -682,6 +634,109 @@ fn sorted_arena(vocab: &[(String, u32)]) -> (Vec<u8>, Vec<(u32, u32, u32)>) {
     (sorted, spans)
 }
 
+/// The id of `token` in a vocabulary as `tokenizer.json` lists it (unsorted).
+fn token_id(vocab: &[(String, u32)], token: &str) -> Option<u32> {
+    vocab.iter().find(|(t, _)| t == token).map(|&(_, id)| id)
+}
+
+/// The pieces of a [`sorted_arena`] as strings, in sorted order, with their ids.
+fn arena_vocab((bytes, spans): &(Vec<u8>, Vec<(u32, u32, u32)>)) -> Vec<(&str, u32)> {
+    spans
+        .iter()
+        .map(|&(start, len, id)| {
+            let bytes = &bytes[start as usize..(start + len) as usize];
+            // Slices at the boundaries of whole strings: valid UTF-8.
+            (std::str::from_utf8(bytes).unwrap_or(""), id)
+        })
+        .collect()
+}
+
+/// Checks that a sorted vocabulary has each token once and the ids 0..n, each once,
+/// so that ids can index the embedding rows.
+fn check_vocab(vocab: &[(&str, u32)]) -> Result<(), String> {
+    if vocab.windows(2).any(|w| w[0].0 == w[1].0) {
+        return Err("tokenizer vocabulary has a duplicate token".into());
+    }
+    let mut ids: Vec<u32> = vocab.iter().map(|&(_, id)| id).collect();
+    ids.sort_unstable();
+    ids.dedup();
+    if ids.len() != vocab.len() || ids.last().is_some_and(|&m| m as usize >= vocab.len()) {
+        return Err("tokenizer vocabulary ids are not 0..n without gaps".into());
+    }
+    Ok(())
+}
+
+/// The tries of a sorted vocabulary: every piece, and the pieces that continue a
+/// word (those starting with `prefix`), stripped of it.
+fn build_tries(vocab: &[(&str, u32)], prefix: &str) -> (Trie, Trie) {
+    let word_keys: Vec<(&[u8], u32)> = vocab.iter().map(|(t, id)| (t.as_bytes(), *id)).collect();
+    // Keys stay sorted after stripping a common prefix.
+    let cont_keys: Vec<(&[u8], u32)> = vocab
+        .iter()
+        .filter_map(|(t, id)| Some((t.strip_prefix(prefix)?.as_bytes(), *id)))
+        .filter(|(rest, _)| !rest.is_empty())
+        .collect();
+    (Trie::build(&word_keys), Trie::build(&cont_keys))
+}
+
+/// The added tokens to match in the raw text, longest first; empty ones are
+/// dropped. Only exact matching (`normalized` and `single_word` false) is
+/// implemented, so a token that asks for more is an error rather than a silent
+/// difference from Python.
+fn added_tokens(
+    tokens: Vec<AddedTokenJson>,
+    vocab_size: usize,
+) -> Result<Vec<(Box<str>, u32)>, String> {
+    let mut added = Vec::new();
+    for t in tokens {
+        if t.content.is_empty() {
+            continue;
+        }
+        if t.normalized || t.single_word {
+            return Err(format!(
+                "added token {:?} uses normalized/single_word matching, which lode does not implement",
+                t.content
+            ));
+        }
+        if t.id as usize >= vocab_size {
+            return Err(format!(
+                "added token {:?} has id {} outside the vocabulary",
+                t.content, t.id
+            ));
+        }
+        added.push((t.content.into_boxed_str(), t.id));
+    }
+    added.sort_by(|a, b| b.0.len().cmp(&a.0.len()).then(a.1.cmp(&b.1)));
+    Ok(added)
+}
+
+/// The bytes an added token can start with, so that encoding looks for added
+/// tokens only at those.
+fn first_bytes(added: &[(Box<str>, u32)]) -> [bool; 256] {
+    let mut first = [false; 256];
+    for (content, _) in added {
+        // `added_tokens` drops empty tokens.
+        first[content.as_bytes()[0] as usize] = true;
+    }
+    first
+}
+
+/// The median length in characters of the tokens of a sorted vocabulary and of
+/// the added tokens outside it: the tokens Python model2vec counts.
+fn median_token_chars(vocab: &[(&str, u32)], added: &[(Box<str>, u32)]) -> usize {
+    let outside = added
+        .iter()
+        .map(|(t, _)| &**t)
+        .filter(|t| vocab.binary_search_by(|(v, _)| (*v).cmp(t)).is_err());
+    let mut lens: Vec<usize> = vocab
+        .iter()
+        .map(|&(t, _)| t)
+        .chain(outside)
+        .map(|t| t.chars().count())
+        .collect();
+    median(&mut lens)
+}
+
 fn median(lens: &mut [usize]) -> usize {
     if lens.is_empty() {
         return 1;
@@ -794,6 +849,73 @@ mod tests {
         let mut longer = image.clone();
         longer.push(0);
         assert_eq!(WordPiece::from_image(&longer), None);
+    }
+
+    /// A BERT WordPiece tokenizer.json with the given `vocab` and `added_tokens` (JSON).
+    fn bert_json(vocab: &str, added_tokens: &str) -> String {
+        format!(
+            r#"{{"added_tokens": {added_tokens},
+                "normalizer": {{"type": "BertNormalizer"}},
+                "pre_tokenizer": {{"type": "BertPreTokenizer"}},
+                "model": {{"type": "WordPiece", "vocab": {vocab}}}}}"#
+        )
+    }
+
+    fn json_err(vocab: &str, added_tokens: &str) -> String {
+        WordPiece::from_json(bert_json(vocab, added_tokens).as_bytes()).unwrap_err()
+    }
+
+    #[test]
+    fn rejects_vocabularies_ids_cannot_index() {
+        let no_vocab = r#"{"normalizer": {"type": "BertNormalizer"},
+            "pre_tokenizer": {"type": "BertPreTokenizer"}, "model": {"type": "WordPiece"}}"#;
+        assert_eq!(
+            WordPiece::from_json(no_vocab.as_bytes()).unwrap_err(),
+            "tokenizer.json has no model.vocab map"
+        );
+        assert_eq!(
+            json_err(r#"{"a": 0}"#, "[]"),
+            r#"unknown token "[UNK]" is not in the vocabulary"#
+        );
+        assert_eq!(
+            json_err(r#"{"[UNK]": 0, "a": 1, "a": 2}"#, "[]"),
+            "tokenizer vocabulary has a duplicate token"
+        );
+        assert_eq!(
+            json_err(r#"{"[UNK]": 0, "a": 2}"#, "[]"),
+            "tokenizer vocabulary ids are not 0..n without gaps"
+        );
+    }
+
+    #[test]
+    fn rejects_added_tokens_it_cannot_match() {
+        let vocab = r#"{"[UNK]": 0, "a": 1}"#;
+        assert_eq!(
+            json_err(
+                vocab,
+                r#"[{"id": 0, "content": "[UNK]", "normalized": true}]"#
+            ),
+            r#"added token "[UNK]" uses normalized/single_word matching, which lode does not implement"#
+        );
+        assert_eq!(
+            json_err(vocab, r#"[{"id": 2, "content": "[MASK]"}]"#),
+            r#"added token "[MASK]" has id 2 outside the vocabulary"#
+        );
+    }
+
+    #[test]
+    fn added_tokens_outside_the_vocabulary_count_for_the_median() {
+        // Lengths 5, 1, 2; "[UNK]" is in the vocabulary, "[MASK]" (6) is not.
+        let vocab = r#"{"[UNK]": 0, "a": 1, "bb": 2}"#;
+        let added = r#"[{"id": 0, "content": "[UNK]"}, {"id": 1, "content": "[MASK]"},
+                        {"id": 2, "content": ""}]"#;
+        let median = |added: &str| {
+            WordPiece::from_json(bert_json(vocab, added).as_bytes())
+                .unwrap()
+                .median_token_chars()
+        };
+        assert_eq!(median("[]"), 2);
+        assert_eq!(median(added), (2 + 5) / 2);
     }
 
     #[test]
