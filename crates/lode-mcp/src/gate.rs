@@ -95,100 +95,49 @@ fn error(code: i64, message: &str, id: Value) -> Verdict {
 impl Gate {
     /// Decides what becomes of `line` (without its newline).
     pub fn check(&mut self, line: &[u8]) -> Verdict {
-        if line.iter().all(u8::is_ascii_whitespace) {
-            return Verdict::Skip;
+        match self.admit(line) {
+            Ok(v) | Err(v) => v,
         }
-        // serde_json refuses nesting past 128 levels: deep input is an error, not a stack overflow.
-        let msg: Value = match serde_json::from_slice(line) {
-            Ok(v) => v,
-            Err(e) => return error(PARSE_ERROR, &format!("parse error: {e}"), Value::Null),
-        };
-        let Value::Object(obj) = &msg else {
-            let why = if msg.is_array() {
-                "batches are not supported: send one message per line"
-            } else {
-                "a message must be a JSON object"
-            };
-            return error(INVALID_REQUEST, why, Value::Null);
-        };
-        let id = match obj.get("id") {
-            None => None,
-            Some(id @ (Value::String(_) | Value::Number(_))) => Some(id.clone()),
-            Some(_) => {
-                return error(
-                    INVALID_REQUEST,
-                    "id must be a string or a number",
-                    Value::Null,
-                );
-            }
-        };
+    }
+
+    /// [`Gate::check`], with every refusal as the error.
+    fn admit(&mut self, line: &[u8]) -> Result<Verdict, Verdict> {
+        if line.iter().all(u8::is_ascii_whitespace) {
+            return Ok(Verdict::Skip);
+        }
+        let msg = parse_object(line)?;
+        let obj = msg.as_object().expect("parse_object gives an object");
+        let id = message_id(obj)?;
         let refuse = |code: i64, why: &str| match &id {
             Some(id) => error(code, why, id.clone()),
             None => Verdict::Log(format!("notification refused: {why}")),
         };
         if obj.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
-            return refuse(INVALID_REQUEST, "jsonrpc must be \"2.0\"");
+            return Err(refuse(INVALID_REQUEST, "jsonrpc must be \"2.0\""));
         }
         let method = match obj.get("method") {
             Some(Value::String(m)) => m.as_str(),
-            Some(_) => return refuse(INVALID_REQUEST, "method must be a string"),
+            Some(_) => return Err(refuse(INVALID_REQUEST, "method must be a string")),
             // A response to a request of the server's (a ping). Before
             // `initialize` there was none, and rmcp would end the session.
             None if id.is_some() && (obj.contains_key("result") || obj.contains_key("error")) => {
-                return if self.initialized {
+                return Ok(if self.initialized {
                     Verdict::Forward
                 } else {
                     Verdict::Log("a response before initialize: dropped".into())
-                };
+                });
             }
-            None => return refuse(INVALID_REQUEST, "no method"),
+            None => return Err(refuse(INVALID_REQUEST, "no method")),
         };
-        match obj.get("params") {
-            None | Some(Value::Object(_)) => {}
-            Some(_) => return refuse(INVALID_PARAMS, "params must be an object"),
-        }
-        if method == "tools/call"
-            && let Some(args) = obj.get("params").and_then(|p| p.get("arguments"))
-            && !args.is_object()
-        {
-            return refuse(INVALID_PARAMS, "arguments must be an object");
-        }
-        // A request rmcp cannot read it answers without the id, which the
-        // client cannot match to its request: the gate answers it, with it.
-        let mut request_id = None;
-        if let Some(id) = &id {
-            match serde_json::from_value::<RequestId>(id.clone()) {
-                Ok(id) => request_id = Some(id),
-                Err(_) => return refuse(INVALID_REQUEST, "id must be a string or an integer"),
+        check_params(obj, method).map_err(|why| refuse(INVALID_PARAMS, why))?;
+        let request_id = match &id {
+            Some(id) => {
+                Some(readable_request(id, obj, line).map_err(|why| refuse(INVALID_REQUEST, &why))?)
             }
-            if obj.contains_key("result") || obj.contains_key("error") {
-                return refuse(INVALID_REQUEST, "a request has no result or error");
-            }
-            if let Err(e) = serde_json::from_slice::<rmcp::model::ClientJsonRpcMessage>(line) {
-                let why = format!("not a request the server reads: {}", clip(&e.to_string()));
-                return refuse(INVALID_REQUEST, &why);
-            }
-        }
+            None => None,
+        };
         if !self.initialized {
-            if method == "initialize" && id.is_some() {
-                // rmcp reads an `initialize` without its fields as another
-                // request and still waits for one: the session is not open.
-                let params = obj.get("params").cloned().unwrap_or(Value::Null);
-                if let Err(e) =
-                    serde_json::from_value::<rmcp::model::InitializeRequestParams>(params)
-                {
-                    return refuse(
-                        INVALID_PARAMS,
-                        &format!("initialize: {}", clip(&e.to_string())),
-                    );
-                }
-                self.initialized = true;
-                return self.forward(request_id, &refuse);
-            }
-            return refuse(
-                INVALID_REQUEST,
-                "the session is not initialized: send initialize first",
-            );
+            return self.open(method, obj, request_id, &refuse);
         }
         if method == "notifications/cancelled"
             && let Some(id) = obj
@@ -199,7 +148,32 @@ impl Gate {
             // A cancelled request gets no answer: its id is free again.
             self.running.release(&id);
         }
-        self.forward(request_id, &refuse)
+        Ok(self.forward(request_id, &refuse))
+    }
+
+    /// Before `initialize`: only an `initialize` request rmcp can read opens
+    /// the session; rmcp reads one without its fields as another request and
+    /// would still wait for one.
+    fn open(
+        &mut self,
+        method: &str,
+        obj: &serde_json::Map<String, Value>,
+        request_id: Option<RequestId>,
+        refuse: &dyn Fn(i64, &str) -> Verdict,
+    ) -> Result<Verdict, Verdict> {
+        if method != "initialize" || request_id.is_none() {
+            return Err(refuse(
+                INVALID_REQUEST,
+                "the session is not initialized: send initialize first",
+            ));
+        }
+        let params = obj.get("params").cloned().unwrap_or(Value::Null);
+        if let Err(e) = serde_json::from_value::<rmcp::model::InitializeRequestParams>(params) {
+            let why = format!("initialize: {}", clip(&e.to_string()));
+            return Err(refuse(INVALID_PARAMS, &why));
+        }
+        self.initialized = true;
+        Ok(self.forward(request_id, refuse))
     }
 
     /// Forwards a request (or a notification) unless its id is in use.
@@ -212,6 +186,72 @@ impl Gate {
             _ => Verdict::Forward,
         }
     }
+}
+
+/// The line as a JSON object, or the reply owed to one that is not.
+fn parse_object(line: &[u8]) -> Result<Value, Verdict> {
+    // serde_json refuses nesting past 128 levels: deep input is an error, not a stack overflow.
+    let msg: Value = serde_json::from_slice(line)
+        .map_err(|e| error(PARSE_ERROR, &format!("parse error: {e}"), Value::Null))?;
+    if msg.is_object() {
+        return Ok(msg);
+    }
+    let why = if msg.is_array() {
+        "batches are not supported: send one message per line"
+    } else {
+        "a message must be a JSON object"
+    };
+    Err(error(INVALID_REQUEST, why, Value::Null))
+}
+
+/// The message's id: none (a notification), a string or a number.
+fn message_id(obj: &serde_json::Map<String, Value>) -> Result<Option<Value>, Verdict> {
+    match obj.get("id") {
+        None => Ok(None),
+        Some(id @ (Value::String(_) | Value::Number(_))) => Ok(Some(id.clone())),
+        Some(_) => Err(error(
+            INVALID_REQUEST,
+            "id must be a string or a number",
+            Value::Null,
+        )),
+    }
+}
+
+/// Why the message's `params` (or a tool call's `arguments`) are refused.
+fn check_params(obj: &serde_json::Map<String, Value>, method: &str) -> Result<(), &'static str> {
+    let params = obj.get("params");
+    if params.is_some_and(|p| !p.is_object()) {
+        return Err("params must be an object");
+    }
+    if method == "tools/call"
+        && let Some(args) = params.and_then(|p| p.get("arguments"))
+        && !args.is_object()
+    {
+        return Err("arguments must be an object");
+    }
+    Ok(())
+}
+
+/// The id of a request rmcp can read, or why it cannot. rmcp answers a
+/// request it cannot read without the id, which the client cannot match to
+/// its request: the gate answers it, with it.
+fn readable_request(
+    id: &Value,
+    obj: &serde_json::Map<String, Value>,
+    line: &[u8],
+) -> Result<RequestId, String> {
+    let id = serde_json::from_value::<RequestId>(id.clone())
+        .map_err(|_| "id must be a string or an integer".to_string())?;
+    if obj.contains_key("result") || obj.contains_key("error") {
+        return Err("a request has no result or error".into());
+    }
+    if let Err(e) = serde_json::from_slice::<rmcp::model::ClientJsonRpcMessage>(line) {
+        return Err(format!(
+            "not a request the server reads: {}",
+            clip(&e.to_string())
+        ));
+    }
+    Ok(id)
 }
 
 /// The start of a message that may quote the client's input.
@@ -413,6 +453,10 @@ mod tests {
             (
                 r#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"search","arguments":"q"}}"#,
                 (INVALID_PARAMS, json!(5)),
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":6,"method":"ping","result":{}}"#,
+                (INVALID_REQUEST, json!(6)),
             ),
         ] {
             assert_eq!(code(&g.check(line.as_bytes())), want, "{line:.60}");
