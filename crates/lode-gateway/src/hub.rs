@@ -79,75 +79,15 @@ impl Hub {
     /// does not start is reported and left out; only a config that
     /// contradicts the tools found (a direct tool no running server has) fails.
     pub async fn start(config: &Config) -> Result<Arc<Hub>, Error> {
-        let mut starting = tokio::task::JoinSet::new();
-        for (i, server) in config.servers.iter().enumerate() {
-            let (server, timeout) = (server.clone(), config.start_timeout());
-            starting.spawn(async move { (i, downstream::start(&server, timeout).await) });
-        }
-        let mut started: Vec<Option<Result<downstream::Started, String>>> =
-            (0..config.servers.len()).map(|_| None).collect();
-        while let Some(joined) = starting.join_next().await {
-            let (i, outcome) = joined.map_err(|e| Error::Io(std::io::Error::other(e)))?;
-            started[i] = Some(outcome);
-        }
-
-        let mut servers = Vec::new();
-        let mut running = Vec::new();
-        let mut tools = Vec::new();
-        let mut routes = Vec::new();
-        let mut taken = HashSet::new();
-        for (i, (config, outcome)) in config.servers.iter().zip(started).enumerate() {
-            let name = &config.name;
-            match outcome.expect("every server was started") {
-                Err(why) => {
-                    log(&format!("server {name:?} is unavailable: {why}"));
-                    servers.push(Downstream::failed(name, why));
-                }
-                Ok(s) => {
-                    for t in &s.tools {
-                        let canonical = qualified_name(name, &t.name);
-                        if !taken.insert(canonical.clone()) {
-                            log(&format!(
-                                "server {name:?}: tool {:?} left out: its name {canonical:?} is taken",
-                                t.name
-                            ));
-                            continue;
-                        }
-                        let schema = Value::Object(t.input_schema.as_ref().clone());
-                        let description = t.description.as_deref().unwrap_or_default();
-                        tools.push(
-                            lode_tools::Tool::new(&canonical, description, schema).with_group(name),
-                        );
-                        let mut listed = t.clone();
-                        listed.name = canonical.into();
-                        routes.push(Route {
-                            server: i,
-                            original: t.name.to_string(),
-                            listed,
-                        });
-                    }
-                    servers.push(Downstream::up(name, &s.running));
-                    running.push((i, s.running));
-                }
-            }
-        }
-
+        let started = start_servers(config).await?;
+        let Listing {
+            servers,
+            running,
+            tools,
+            routes,
+        } = Listing::of(config, started);
         let catalog = Catalog::new(tools).map_err(|e| Error::Config(e.to_string()))?;
-        let direct: Vec<&String> = config
-            .direct
-            .iter()
-            .filter(|d| {
-                // Checked by Config: every direct tool names a configured server.
-                let server = d.split_once("__").map(|(s, _)| s).unwrap_or_default();
-                let up = servers.iter().any(|s| s.name == server && s.is_up());
-                if !up {
-                    log(&format!(
-                        "direct tool {d:?} left out: its server is unavailable"
-                    ));
-                }
-                up
-            })
-            .collect();
+        let direct = direct_tools_up(config, &servers);
         let embedder = (!config.search.lexical)
             .then(|| Arc::new(StaticModel::builtin()) as Arc<dyn lode_tools::Embedder>);
         let toolbox = match Toolbox::builder(catalog)
@@ -161,14 +101,7 @@ impl Hub {
         {
             Ok(toolbox) => toolbox,
             Err(e) => {
-                // Let the servers exit as they would at the end of a session.
-                let stopping = running.into_iter().map(|(_, r)| r.cancel());
-                let stopped = async {
-                    for s in stopping {
-                        let _ = s.await;
-                    }
-                };
-                let _ = tokio::time::timeout(Duration::from_secs(3), stopped).await;
+                stop_servers(running).await;
                 return Err(Error::Config(format!("gateway config: {}", e.message())));
             }
         };
@@ -437,6 +370,119 @@ impl Hub {
         };
         let _ = tokio::time::timeout(grace, all).await;
     }
+}
+
+/// Starts every configured server at once; the outcome of each, in the
+/// configuration's order.
+async fn start_servers(config: &Config) -> Result<Vec<Result<downstream::Started, String>>, Error> {
+    let mut starting = tokio::task::JoinSet::new();
+    for (i, server) in config.servers.iter().enumerate() {
+        let (server, timeout) = (server.clone(), config.start_timeout());
+        starting.spawn(async move { (i, downstream::start(&server, timeout).await) });
+    }
+    let mut started: Vec<Option<Result<downstream::Started, String>>> =
+        (0..config.servers.len()).map(|_| None).collect();
+    while let Some(joined) = starting.join_next().await {
+        let (i, outcome) = joined.map_err(|e| Error::Io(std::io::Error::other(e)))?;
+        started[i] = Some(outcome);
+    }
+    Ok(started
+        .into_iter()
+        .map(|s| s.expect("every server was started"))
+        .collect())
+}
+
+/// Lets the servers exit as they would at the end of a session, waiting
+/// a few seconds at most.
+async fn stop_servers(running: Vec<(usize, RunningService<RoleClient, ()>)>) {
+    let stopping = running.into_iter().map(|(_, r)| r.cancel());
+    let stopped = async {
+        for s in stopping {
+            let _ = s.await;
+        }
+    };
+    let _ = tokio::time::timeout(Duration::from_secs(3), stopped).await;
+}
+
+/// What the started servers offer: each server's state, the running ones,
+/// their tools under qualified names (the first of a name kept) and the
+/// route of each back to its server.
+struct Listing {
+    servers: Vec<Downstream>,
+    running: Vec<(usize, RunningService<RoleClient, ()>)>,
+    tools: Vec<lode_tools::Tool>,
+    routes: Vec<Route>,
+}
+
+impl Listing {
+    fn of(config: &Config, started: Vec<Result<downstream::Started, String>>) -> Listing {
+        let mut listing = Listing {
+            servers: Vec::new(),
+            running: Vec::new(),
+            tools: Vec::new(),
+            routes: Vec::new(),
+        };
+        let mut taken = HashSet::new();
+        for (i, (config, outcome)) in config.servers.iter().zip(started).enumerate() {
+            let name = &config.name;
+            match outcome {
+                Err(why) => {
+                    log(&format!("server {name:?} is unavailable: {why}"));
+                    listing.servers.push(Downstream::failed(name, why));
+                }
+                Ok(s) => {
+                    for t in &s.tools {
+                        listing.add_tool(i, name, t, &mut taken);
+                    }
+                    listing.servers.push(Downstream::up(name, &s.running));
+                    listing.running.push((i, s.running));
+                }
+            }
+        }
+        listing
+    }
+
+    /// Lists server `i`'s tool `t` under its qualified name, unless that is taken.
+    fn add_tool(&mut self, i: usize, name: &str, t: &Tool, taken: &mut HashSet<String>) {
+        let canonical = qualified_name(name, &t.name);
+        if !taken.insert(canonical.clone()) {
+            log(&format!(
+                "server {name:?}: tool {:?} left out: its name {canonical:?} is taken",
+                t.name
+            ));
+            return;
+        }
+        let schema = Value::Object(t.input_schema.as_ref().clone());
+        let description = t.description.as_deref().unwrap_or_default();
+        self.tools
+            .push(lode_tools::Tool::new(&canonical, description, schema).with_group(name));
+        let mut listed = t.clone();
+        listed.name = canonical.into();
+        self.routes.push(Route {
+            server: i,
+            original: t.name.to_string(),
+            listed,
+        });
+    }
+}
+
+/// The configured direct tools whose server is up.
+fn direct_tools_up<'a>(config: &'a Config, servers: &[Downstream]) -> Vec<&'a String> {
+    config
+        .direct
+        .iter()
+        .filter(|d| {
+            // Checked by Config: every direct tool names a configured server.
+            let server = d.split_once("__").map(|(s, _)| s).unwrap_or_default();
+            let up = servers.iter().any(|s| s.name == server && s.is_up());
+            if !up {
+                log(&format!(
+                    "direct tool {d:?} left out: its server is unavailable"
+                ));
+            }
+            up
+        })
+        .collect()
 }
 
 /// Waits for a server's client to end; if the gateway did not end it, the
