@@ -263,19 +263,7 @@ fn run(
     let bytes = q("SELECT COALESCE(SUM(size), 0) FROM files WHERE skip_reason IS NULL")?;
     let lines = q("SELECT COALESCE(SUM(lines), 0) FROM files WHERE skip_reason IS NULL")?;
 
-    // Identifier queries: symbol names spread evenly over the index.
-    let names: Vec<String> = {
-        let mut stmt = conn
-            .prepare("SELECT name FROM symbols WHERE length(name) > 3 ORDER BY id")
-            .map_err(|e| Error::BadQuery(e.to_string()))?;
-        let all: Vec<String> = stmt
-            .query_map([], |r| r.get(0))
-            .map_err(|e| Error::BadQuery(e.to_string()))?
-            .filter_map(|r| r.ok())
-            .collect();
-        let step = (all.len() / queries.max(1)).max(1);
-        all.into_iter().step_by(step).take(queries).collect()
-    };
+    let names = identifier_queries(&index, queries)?;
     let hybrid = SearchOptions::default();
     let lexical = SearchOptions {
         semantic: false,
@@ -301,35 +289,17 @@ fn run(
     let task_warm_ms = time_searches(&index, &tasks, &task)?;
     let lexical_symbol_ms = time_searches(&index, &names, &lexical)?;
     let lexical_sentence_ms = time_searches(&index, &sentences, &lexical)?;
-    let time = |f: &mut dyn FnMut() -> Result<()>| -> Result<f64> {
-        let t = Instant::now();
-        f()?;
-        Ok(t.elapsed().as_secs_f64() * 1000.0)
-    };
-    let mut grep_ms = Vec::new();
-    for p in PATTERNS {
-        grep_ms.push(time(&mut || {
-            lode_search::grep(&index, p, &GrepOptions::default()).map(|_| ())
-        })?);
-    }
+    let grep_ms = PATTERNS
+        .iter()
+        .map(|p| time_ms(&mut || lode_search::grep(&index, p, &GrepOptions::default()).map(|_| ())))
+        .collect::<Result<Vec<f64>>>()?;
 
-    // Callers of the functions and methods the identifier queries name (the first definition).
     let resolver = lode_graph::Resolver::new(&index)?;
-    let mut targets = Vec::new();
-    for n in &names {
-        let callable = |k: SymbolKind| matches!(k, SymbolKind::Function | SymbolKind::Method);
-        if let Some(s) = index
-            .symbols_named(n)?
-            .into_iter()
-            .find(|s| callable(s.kind))
-        {
-            targets.push(s);
-        }
-    }
+    let targets = caller_targets(&index, &names)?;
     let callers_pass = || -> Result<Vec<f64>> {
         targets
             .iter()
-            .map(|s| time(&mut || resolver.callers(s).map(|_| ())))
+            .map(|s| time_ms(&mut || resolver.callers(s).map(|_| ())))
             .collect()
     };
     let callers_first = callers_pass()?;
@@ -338,34 +308,7 @@ fn run(
     let graph = lode_graph::SymbolGraph::build(&lode_graph::Resolver::preloaded(&index)?)?;
     let graph_build_ms = started.elapsed().as_secs_f64() * 1000.0;
 
-    let mut sizes: Vec<u64> = {
-        let mut stmt = conn
-            .prepare("SELECT end_byte - start_byte FROM chunks")
-            .map_err(|e| Error::BadQuery(e.to_string()))?;
-        stmt.query_map([], |r| r.get::<_, i64>(0))
-            .map_err(|e| Error::BadQuery(e.to_string()))?
-            .filter_map(|r| r.ok())
-            .map(|n| n as u64)
-            .collect()
-    };
-    sizes.sort_unstable();
-    let pct = |p: f64| {
-        sizes
-            .get(((sizes.len() as f64 - 1.0) * p).round() as usize)
-            .copied()
-            .unwrap_or(0)
-    };
-    let total_lines = q("SELECT COALESCE(SUM(end_line - start_line + 1), 0) FROM chunks")?;
-    let chunk_sizes = ChunkSizes {
-        count: sizes.len() as u64,
-        mean_bytes: sizes.iter().sum::<u64>() as f64 / sizes.len().max(1) as f64,
-        p50_bytes: pct(0.5),
-        p90_bytes: pct(0.9),
-        p99_bytes: pct(0.99),
-        max_bytes: sizes.last().copied().unwrap_or(0),
-        mean_lines: total_lines as f64 / sizes.len().max(1) as f64,
-        over_hard_cap: sizes.iter().filter(|&&s| s > lode_parse_hard_cap()).count() as u64,
-    };
+    let chunk_sizes = chunk_sizes(&index)?;
     Ok(BenchReport {
         root: loc.root.display().to_string(),
         files: report.files,
@@ -390,6 +333,84 @@ fn run(
         graph_build_ms,
         graph_edges: graph.edges,
         chunk_sizes,
+    })
+}
+
+/// Identifier queries: `queries` symbol names spread evenly over the index.
+fn identifier_queries(index: &Index, queries: usize) -> Result<Vec<String>> {
+    let mut stmt = index
+        .store()
+        .connection()
+        .prepare("SELECT name FROM symbols WHERE length(name) > 3 ORDER BY id")
+        .map_err(|e| Error::BadQuery(e.to_string()))?;
+    let all: Vec<String> = stmt
+        .query_map([], |r| r.get(0))
+        .map_err(|e| Error::BadQuery(e.to_string()))?
+        .filter_map(|r| r.ok())
+        .collect();
+    let step = (all.len() / queries.max(1)).max(1);
+    Ok(all.into_iter().step_by(step).take(queries).collect())
+}
+
+/// The functions and methods `names` name (the first definition of each),
+/// whose callers are timed.
+fn caller_targets(index: &Index, names: &[&str]) -> Result<Vec<lode_index::SymbolRow>> {
+    let callable = |k: SymbolKind| matches!(k, SymbolKind::Function | SymbolKind::Method);
+    let mut targets = Vec::new();
+    for n in names {
+        if let Some(s) = index
+            .symbols_named(n)?
+            .into_iter()
+            .find(|s| callable(s.kind))
+        {
+            targets.push(s);
+        }
+    }
+    Ok(targets)
+}
+
+/// How long `f` takes, in milliseconds.
+fn time_ms(f: &mut dyn FnMut() -> Result<()>) -> Result<f64> {
+    let t = Instant::now();
+    f()?;
+    Ok(t.elapsed().as_secs_f64() * 1000.0)
+}
+
+/// The distribution of chunk sizes, in bytes and lines.
+fn chunk_sizes(index: &Index) -> Result<ChunkSizes> {
+    let conn = index.store().connection();
+    let q = |sql: &str| {
+        conn.query_row(sql, [], |r| r.get::<_, i64>(0))
+            .map(|n| n as u64)
+            .map_err(|e| Error::BadQuery(e.to_string()))
+    };
+    let mut sizes: Vec<u64> = {
+        let mut stmt = conn
+            .prepare("SELECT end_byte - start_byte FROM chunks")
+            .map_err(|e| Error::BadQuery(e.to_string()))?;
+        stmt.query_map([], |r| r.get::<_, i64>(0))
+            .map_err(|e| Error::BadQuery(e.to_string()))?
+            .filter_map(|r| r.ok())
+            .map(|n| n as u64)
+            .collect()
+    };
+    sizes.sort_unstable();
+    let pct = |p: f64| {
+        sizes
+            .get(((sizes.len() as f64 - 1.0) * p).round() as usize)
+            .copied()
+            .unwrap_or(0)
+    };
+    let total_lines = q("SELECT COALESCE(SUM(end_line - start_line + 1), 0) FROM chunks")?;
+    Ok(ChunkSizes {
+        count: sizes.len() as u64,
+        mean_bytes: sizes.iter().sum::<u64>() as f64 / sizes.len().max(1) as f64,
+        p50_bytes: pct(0.5),
+        p90_bytes: pct(0.9),
+        p99_bytes: pct(0.99),
+        max_bytes: sizes.last().copied().unwrap_or(0),
+        mean_lines: total_lines as f64 / sizes.len().max(1) as f64,
+        over_hard_cap: sizes.iter().filter(|&&s| s > lode_parse_hard_cap()).count() as u64,
     })
 }
 

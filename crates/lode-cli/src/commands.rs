@@ -87,6 +87,10 @@ fn reads_the_index(cmd: &Command) -> bool {
 
 fn run_once(cmd: Command) -> Result<u8> {
     match cmd {
+        cmd @ (Command::Search { .. } | Command::Grep { .. }) => run_text_search(cmd),
+        cmd @ (Command::Outline { .. } | Command::Callers { .. } | Command::Show { .. }) => {
+            run_symbol_lookup(cmd)
+        }
         Command::Index {
             path,
             rescan,
@@ -102,6 +106,70 @@ fn run_once(cmd: Command) -> Result<u8> {
             };
             index(ctx, rescan, remote.as_deref())
         }
+        Command::Ask {
+            task,
+            search,
+            extra,
+            common,
+        } => crate::gather::ask(Context::new(common, None, None)?, &task, &search, extra),
+        Command::Gather {
+            query,
+            search,
+            context_file,
+            max_tokens,
+            common,
+        } => crate::gather::gather(
+            Context::new(common, None, None)?,
+            &query,
+            &search,
+            context_file.as_deref(),
+            max_tokens,
+        ),
+        Command::Map { max_tokens, common } => {
+            crate::graph::map(Context::new(common, None, None)?, max_tokens)
+        }
+        Command::Status { path, common } => status(Context::new(common, path.as_deref(), None)?),
+        Command::Doctor { path, common } => {
+            crate::doctor::doctor(Context::lenient(common, path.as_deref())?)
+        }
+        Command::Mcp {
+            max_chars,
+            max_open,
+            no_watch,
+            common,
+        } => crate::mcp::run(common, max_chars, max_open, !no_watch),
+        Command::Gateway { common } => crate::gateway::run(&common),
+        Command::Setup {
+            host,
+            write,
+            common,
+        } => crate::setup::run(host, write, common.json),
+        Command::Bench { what } => bench(what),
+        Command::Eval {
+            cases,
+            top_k,
+            misses,
+            common,
+        } => {
+            let ctx = Context::new(common, None, None)?;
+            crate::eval::eval(ctx, &cases, top_k, misses)
+        }
+        Command::Tools { what } => crate::tools::run(what),
+        Command::Shard { what } => shard(what),
+        Command::Enqueue {
+            repo,
+            commit,
+            remote,
+            common,
+        } => crate::remote::enqueue(repo, commit, remote, &common),
+        Command::Serve { what } => crate::remote::serve(what),
+        Command::Catalog { remote, common } => crate::remote::catalog(remote, &common),
+    }
+}
+
+/// `search` and `grep`, here or on the index service.
+fn run_text_search(cmd: Command) -> Result<u8> {
+    match cmd {
         Command::Search {
             query,
             path,
@@ -131,25 +199,6 @@ fn run_once(cmd: Command) -> Result<u8> {
                 },
             )
         }
-        Command::Ask {
-            task,
-            search,
-            extra,
-            common,
-        } => crate::gather::ask(Context::new(common, None, None)?, &task, &search, extra),
-        Command::Gather {
-            query,
-            search,
-            context_file,
-            max_tokens,
-            common,
-        } => crate::gather::gather(
-            Context::new(common, None, None)?,
-            &query,
-            &search,
-            context_file.as_deref(),
-            max_tokens,
-        ),
         Command::Grep {
             regex,
             path,
@@ -175,6 +224,13 @@ fn run_once(cmd: Command) -> Result<u8> {
                 },
             )
         }
+        _ => unreachable!("run_once passes only search and grep"),
+    }
+}
+
+/// `outline`, `callers` and `show`, here or on the index service.
+fn run_symbol_lookup(cmd: Command) -> Result<u8> {
+    match cmd {
         Command::Outline {
             file,
             max_symbols,
@@ -234,45 +290,7 @@ fn run_once(cmd: Command) -> Result<u8> {
                 callgraph,
             )
         }
-        Command::Map { max_tokens, common } => {
-            crate::graph::map(Context::new(common, None, None)?, max_tokens)
-        }
-        Command::Status { path, common } => status(Context::new(common, path.as_deref(), None)?),
-        Command::Doctor { path, common } => {
-            crate::doctor::doctor(Context::lenient(common, path.as_deref())?)
-        }
-        Command::Mcp {
-            max_chars,
-            max_open,
-            no_watch,
-            common,
-        } => crate::mcp::run(common, max_chars, max_open, !no_watch),
-        Command::Gateway { common } => crate::gateway::run(&common),
-        Command::Setup {
-            host,
-            write,
-            common,
-        } => crate::setup::run(host, write, common.json),
-        Command::Bench { what } => bench(what),
-        Command::Eval {
-            cases,
-            top_k,
-            misses,
-            common,
-        } => {
-            let ctx = Context::new(common, None, None)?;
-            crate::eval::eval(ctx, &cases, top_k, misses)
-        }
-        Command::Tools { what } => crate::tools::run(what),
-        Command::Shard { what } => shard(what),
-        Command::Enqueue {
-            repo,
-            commit,
-            remote,
-            common,
-        } => crate::remote::enqueue(repo, commit, remote, &common),
-        Command::Serve { what } => crate::remote::serve(what),
-        Command::Catalog { remote, common } => crate::remote::catalog(remote, &common),
+        _ => unreachable!("run_once passes only outline, callers and show"),
     }
 }
 

@@ -153,23 +153,7 @@ pub fn semble(
     });
     let mut explained = String::new();
     let config = Config::default();
-    let configs: [(&str, SearchOptions); 2] = [
-        (
-            "lode",
-            SearchOptions {
-                snippet_lines: 0,
-                ..SearchOptions::default()
-            },
-        ),
-        (
-            "bm25",
-            SearchOptions {
-                snippet_lines: 0,
-                rerank: false,
-                ..SearchOptions::default()
-            },
-        ),
-    ];
+    let configs = semble_rankings();
     let mut runs: [Vec<RepoRun>; 2] = [Vec::new(), Vec::new()];
     let mut skipped = Vec::new();
     for repo in &bench.repos {
@@ -188,17 +172,7 @@ pub fn semble(
         let times = build_timed(&loc, &config)?;
         let built = &times.built;
         let index = Index::open(&loc)?;
-        let (revision, pinned) = match checkouts.get(&repo.name) {
-            Some((rev, pinned)) => (Some(rev.clone()), Some(*pinned)),
-            None => (None, repo.pinned_revision_available),
-        };
-        // Away from the pinned revision only queries whose targets still
-        // exist are kept, scored at file level (the benchmark's rule).
-        let cases: Vec<Case> = if pinned == Some(true) {
-            repo.cases.clone()
-        } else {
-            repo.cases.iter().filter_map(|c| at_head(c, &dir)).collect()
-        };
+        let (revision, pinned, cases) = repo_cases(repo, &dir, &checkouts);
         if cases.is_empty() {
             skipped.push(SkippedRepo {
                 name: repo.name.clone(),
@@ -231,22 +205,14 @@ pub fn semble(
         }
         if !common.json {
             let last = |i: usize| runs[i].last().map_or(0.0, |r| r.report.summary.ndcg10);
-            let index = match (times.lexical(), times.full()) {
-                (Some(lexical), Some(full)) => format!(
-                    "{:.0} ms index: lexical {:.0} + embedding {:.0}",
-                    full.as_secs_f64() * 1000.0,
-                    lexical.as_secs_f64() * 1000.0,
-                    (full - lexical).as_secs_f64() * 1000.0
-                ),
-                _ => "index reused".to_string(),
-            };
             eprintln!(
-                "{:<22} {:<11} ndcg@10 lode {:.3}  bm25 {:.3}  ({} chunks, {index})",
+                "{:<22} {:<11} ndcg@10 lode {:.3}  bm25 {:.3}  ({} chunks, {})",
                 repo.name,
                 repo.language,
                 last(0),
                 last(1),
                 built.chunks,
+                times.describe(),
             );
         }
         drop(index);
@@ -267,27 +233,79 @@ pub fn semble(
         lode_eval::load_upstream_dir(data.join("semble/upstream-results")).unwrap_or_default();
     let selected = lode_eval::select_runs(&upstream, &lode_eval::DEFAULT_COMPARISON);
     let comparison = lode_eval::compare(&lode, &selected);
-    if common.json {
+    print_semble(common.json, &lode, &bm25, &comparison);
+    Ok(0)
+}
+
+/// The revision a repository's checkout is at, whether it is the pinned
+/// one, and the cases to run there: away from the pinned revision only
+/// queries whose targets still exist, scored at file level (the
+/// benchmark's rule).
+fn repo_cases(
+    repo: &lode_eval::SembleRepo,
+    dir: &Path,
+    checkouts: &std::collections::HashMap<String, (String, bool)>,
+) -> (Option<String>, Option<bool>, Vec<Case>) {
+    let (revision, pinned) = match checkouts.get(&repo.name) {
+        Some((rev, pinned)) => (Some(rev.clone()), Some(*pinned)),
+        None => (None, repo.pinned_revision_available),
+    };
+    let cases = if pinned == Some(true) {
+        repo.cases.clone()
+    } else {
+        repo.cases.iter().filter_map(|c| at_head(c, dir)).collect()
+    };
+    (revision, pinned, cases)
+}
+
+/// The two rankings the Semble benchmark runs side by side: lode's, and
+/// plain BM25 over the same index (no rerank).
+fn semble_rankings() -> [(&'static str, SearchOptions); 2] {
+    [
+        (
+            "lode",
+            SearchOptions {
+                snippet_lines: 0,
+                ..SearchOptions::default()
+            },
+        ),
+        (
+            "bm25",
+            SearchOptions {
+                snippet_lines: 0,
+                rerank: false,
+                ..SearchOptions::default()
+            },
+        ),
+    ]
+}
+
+fn print_semble(
+    json: bool,
+    lode: &SuiteReport,
+    bm25: &SuiteReport,
+    comparison: &lode_eval::Comparison,
+) {
+    if json {
         println!(
             "{{\"schema_version\":1,\"command\":\"bench semble\",\"lode\":{},\"bm25\":{}}}",
             lode.to_json(),
             bm25.to_json()
         );
-    } else {
-        println!("{}", lode.render_text());
-        println!(
-            "plain BM25 (same index, no rerank): ndcg@10 {:.4}   lode/bm25 p50 latency {:.2}/{:.2} ms",
-            bm25.summary.ndcg10, lode.summary.p50_ms, bm25.summary.p50_ms
-        );
-        println!("{}", index_time_line(&lode, &bm25));
-        println!(
-            "{} of {} repositories ran at their pinned revision\n",
-            lode.pinned_count(),
-            lode.repos.len()
-        );
-        println!("{}", comparison.render_text());
+        return;
     }
-    Ok(0)
+    println!("{}", lode.render_text());
+    println!(
+        "plain BM25 (same index, no rerank): ndcg@10 {:.4}   lode/bm25 p50 latency {:.2}/{:.2} ms",
+        bm25.summary.ndcg10, lode.summary.p50_ms, bm25.summary.p50_ms
+    );
+    println!("{}", index_time_line(lode, bm25));
+    println!(
+        "{} of {} repositories ran at their pinned revision\n",
+        lode.pinned_count(),
+        lode.repos.len()
+    );
+    println!("{}", comparison.render_text());
 }
 
 /// A repository's index build in the benchmark, timed by phase.
@@ -317,6 +335,21 @@ impl BuildTimes {
 /// Times are kept only for an index built from scratch: a reused index (a
 /// `--cache-dir` run whose index was fresh, or one updated incrementally)
 /// did not pay an index build.
+impl BuildTimes {
+    /// How long the index took, by phase, for the progress line.
+    fn describe(&self) -> String {
+        match (self.lexical(), self.full()) {
+            (Some(lexical), Some(full)) => format!(
+                "{:.0} ms index: lexical {:.0} + embedding {:.0}",
+                full.as_secs_f64() * 1000.0,
+                lexical.as_secs_f64() * 1000.0,
+                (full - lexical).as_secs_f64() * 1000.0
+            ),
+            _ => "index reused".to_string(),
+        }
+    }
+}
+
 fn build_timed(loc: &IndexLocation, config: &Config) -> Result<BuildTimes> {
     let started = Instant::now();
     let built = lode_index::build(
