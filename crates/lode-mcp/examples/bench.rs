@@ -161,9 +161,14 @@ async fn main() {
     report("search round trip (--no-refresh)", no_refresh);
     quiet.cancel().await.unwrap();
 
-    // In process: the tool without the protocol.
-    let mut options = lode_mcp::Options::new(vec![root.clone()]);
-    options.cache_dir = Some(cache.path().to_path_buf());
+    in_process(&root, cache.path(), rounds);
+    stat_pass_parts(&root, cache.path(), rounds);
+}
+
+/// The search tool called in process: the tool without the protocol.
+fn in_process(root: &Path, cache: &Path, rounds: usize) {
+    let mut options = lode_mcp::Options::new(vec![root.to_path_buf()]);
+    options.cache_dir = Some(cache.to_path_buf());
     let server = lode_mcp::Server::new(options).unwrap();
     let call = |q: &str| {
         let args = json!({ "query": q }).as_object().unwrap().clone();
@@ -182,10 +187,12 @@ async fn main() {
         }
     }
     report("search in process (stat pass)", in_process);
+}
 
-    // The parts of the stat pass that every call pays.
+/// The parts of the stat pass that every call pays.
+fn stat_pass_parts(root: &Path, cache: &Path, rounds: usize) {
     let config = lode_core::Config::default();
-    let loc = lode_index::IndexLocation::resolve(&root, Some(cache.path())).unwrap();
+    let loc = lode_index::IndexLocation::resolve(root, Some(cache)).unwrap();
     let (mut open, mut walk, mut diff) = (Vec::new(), Vec::new(), Vec::new());
     for _ in 0..rounds * 5 {
         let t = Instant::now();
