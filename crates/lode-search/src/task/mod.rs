@@ -15,6 +15,7 @@ mod chunks;
 mod features;
 mod resolve;
 mod text;
+mod weights;
 
 use serde::Serialize;
 
@@ -22,8 +23,8 @@ use lode_core::{Language, Result};
 use lode_index::{Filter, Index};
 
 pub use chunks::{CHUNK_FEATURES, ChunkFeatures, ChunkWeights, ScoredChunk, task_chunk_candidates};
-pub use features::{FEATURES, Feature, FileFeatures, Weights};
 pub use text::{Frame, MAX_TASK_BYTES, PathMention, TaskText, TermWeights};
+pub use weights::{FEATURES, Feature, FileFeatures, Weights};
 
 use crate::search::{Partial, SearchHit};
 use chunks::{ChunkChoice, TaskNames};
