@@ -1,6 +1,6 @@
-//! Reading an index: lexical candidates, chunks, symbols and statistics.
+//! Reading an index: chunks, symbols, files and statistics here; lexical
+//! candidates in `postings`, dense ones in `dense`.
 
-use std::borrow::Cow;
 use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -9,15 +9,18 @@ use lode_core::{ChunkKind, Error, Language, Result, SymbolKind};
 use rusqlite::OptionalExtension;
 use serde::Serialize;
 
-use crate::lexical::{
-    self, Bm25Params, CollectionStats, LengthSums, Posting, ScoreBoard, ScoringKey,
-};
+use crate::lexical::ScoreBoard;
 use crate::location::IndexLocation;
 use crate::meta::{self, Meta};
 use crate::overlay::{self, Active};
 use crate::rows::{self, RowCache};
 use crate::store::{Manifest, Store, sql_err};
-use crate::top::best;
+
+mod dense;
+mod postings;
+
+use dense::StoredVectors;
+use postings::{LexicalStats, PostingsCache};
 
 /// An index opened for reading. Every read sees one committed state.
 pub struct Index {
@@ -43,73 +46,6 @@ pub struct Index {
     generation: u64,
 }
 
-/// Every stored chunk vector, read at once, and the chunks of the index at
-/// that moment (the embedding phase may not have reached them all).
-struct StoredVectors {
-    ids: Vec<i64>,
-    data: Vec<u8>,
-    chunks: u64,
-    /// Each file's run of `ids` as `(file_id, first, count)`, by file id:
-    /// what [`Index::after_build`] replaces after an update.
-    files: Vec<(i64, usize, usize)>,
-    stride: usize,
-    /// Chunks without vectors in the committed state these were read from.
-    pending: u64,
-}
-
-/// What BM25 needs of the whole collection, per open index.
-#[derive(Clone, Copy)]
-struct LexicalStats {
-    collection: CollectionStats,
-    max_chunk_id: i64,
-}
-
-impl StoredVectors {
-    /// Adds file `file`'s vectors after every file read so far.
-    fn append(&mut self, file: i64, ids: &[u8], data: &[u8]) {
-        if data.len() != ids.len() / 8 * self.stride {
-            return; // written by another model; the fingerprint rebuilds it
-        }
-        let n = ids.len() / 8;
-        self.files.push((file, self.ids.len(), n));
-        self.ids.extend(crate::embed::vector_ids(ids));
-        self.data.extend_from_slice(data);
-    }
-
-    /// Removes file `file`'s vectors, if it has any.
-    fn remove(&mut self, file: i64) {
-        let Ok(at) = self.files.binary_search_by_key(&file, |f| f.0) else {
-            return;
-        };
-        let (_, first, n) = self.files.remove(at);
-        self.ids.drain(first..first + n);
-        self.data
-            .drain(first * self.stride..(first + n) * self.stride);
-        for f in &mut self.files[at..] {
-            f.1 -= n;
-        }
-        self.chunks -= n as u64;
-    }
-
-    /// Puts file `file`'s vectors where a fresh read (by file id) would.
-    fn insert(&mut self, file: i64, ids: &[u8], data: &[u8]) {
-        if data.len() != ids.len() / 8 * self.stride {
-            return;
-        }
-        let n = ids.len() / 8;
-        let at = self.files.partition_point(|f| f.0 < file);
-        let first = self.files.get(at).map_or(self.ids.len(), |f| f.1);
-        self.ids.splice(first..first, crate::embed::vector_ids(ids));
-        let byte = first * self.stride;
-        self.data.splice(byte..byte, data.iter().copied());
-        for f in &mut self.files[at..] {
-            f.1 += n;
-        }
-        self.files.insert(at, (file, first, n));
-        self.chunks += n as u64;
-    }
-}
-
 /// The build generation and the count of chunks without vectors, as committed.
 fn generation_and_pending(conn: &rusqlite::Connection) -> rusqlite::Result<(u64, u64)> {
     let number = |key: Meta| -> rusqlite::Result<u64> {
@@ -119,80 +55,6 @@ fn generation_and_pending(conn: &rusqlite::Connection) -> rusqlite::Result<(u64,
     };
     Ok((number(Meta::Generation)?, number(Meta::VectorsPending)?))
 }
-
-/// Decoded postings by term (see [`Index::postings`]).
-#[derive(Default)]
-struct PostingsCache {
-    map: HashMap<String, Arc<TermPostings>>,
-    entries: usize,
-}
-
-impl PostingsCache {
-    /// Drops the postings of `terms` (a build rewrote them) and, since the
-    /// collection's lengths moved, lets every other term's pseudo-frequencies
-    /// be worked out again on demand.
-    fn forget(&mut self, terms: &[String]) {
-        for term in terms {
-            if let Some(postings) = self.map.remove(term) {
-                self.entries -= postings.list.len();
-            }
-        }
-        let mut shared = 0;
-        self.map.retain(|_, postings| match Arc::get_mut(postings) {
-            Some(p) => {
-                p.pseudo = OnceLock::new();
-                true
-            }
-            // Held by a query under way elsewhere: dropped rather than reset.
-            None => {
-                shared += postings.list.len();
-                false
-            }
-        });
-        self.entries -= shared;
-    }
-}
-
-/// One term's postings, and their pseudo-frequencies once a query has
-/// computed them (see [`TermPostings::pseudo_frequencies`]).
-pub(crate) struct TermPostings {
-    pub(crate) list: Vec<Posting>,
-    pseudo: OnceLock<(ScoringKey, Vec<f64>)>,
-}
-
-impl TermPostings {
-    /// The BM25F pseudo-frequency of each posting, in order: most of a
-    /// posting's score, and all its divisions but one. Kept when `keep` (a
-    /// query over the index alone; an overlay's statistics differ) for the
-    /// first parameters asked for (the defaults, in practice), computed
-    /// afresh otherwise.
-    fn pseudo_frequencies(
-        &self,
-        params: &Bm25Params,
-        collection: &CollectionStats,
-        keep: bool,
-    ) -> Cow<'_, [f64]> {
-        let key = params.scoring_key(collection);
-        let compute = || -> Vec<f64> {
-            self.list
-                .iter()
-                .map(|p| params.pseudo_frequency(collection, p))
-                .collect()
-        };
-        let kept = match self.pseudo.get() {
-            None if keep => Some(self.pseudo.get_or_init(|| (key, compute()))),
-            kept => kept,
-        };
-        match kept {
-            Some((kept_key, kept)) if *kept_key == key => Cow::Borrowed(kept),
-            _ => Cow::Owned(compute()),
-        }
-    }
-}
-
-/// At most this many postings (32 bytes each, and 8 for a pseudo-frequency)
-/// stay decoded per open index.
-const POSTINGS_CACHE_ENTRIES: usize = 4_000_000;
 
 /// A symbol as stored.
 #[derive(Clone, Debug, Serialize, PartialEq, Eq)]
@@ -494,41 +356,6 @@ impl Index {
         Ok(one_build)
     }
 
-    /// `v` with the vectors of the files at `touched` read again (the files
-    /// of those paths before the build, `old`, and after it).
-    fn patch_vectors(
-        &self,
-        tx: &rusqlite::Transaction,
-        mut v: StoredVectors,
-        old: &Manifest,
-        touched: &[String],
-    ) -> Result<StoredVectors> {
-        let mut by_path = tx
-            .prepare_cached("SELECT id FROM files WHERE path = ?1")
-            .map_err(|e| self.err(e))?;
-        let mut files: Vec<i64> = Vec::new();
-        for path in touched {
-            files.extend(old.get(path).map(|e| e.id));
-            files.extend(
-                by_path
-                    .query_row([path], |r| r.get::<_, i64>(0))
-                    .optional()
-                    .map_err(|e| self.err(e))?,
-            );
-        }
-        files.sort_unstable();
-        files.dedup();
-        for file in files {
-            v.remove(file);
-            if let Some((ids, data)) =
-                crate::embed::file_vectors(tx, file).map_err(|e| self.err(e))?
-            {
-                v.insert(file, &ids, &data);
-            }
-        }
-        Ok(v)
-    }
-
     pub(crate) fn file_table_slot(&self) -> &OnceLock<Arc<crate::whole_file::FileTable>> {
         &self.file_table
     }
@@ -544,295 +371,6 @@ impl Index {
 
     pub(crate) fn err(&self, e: rusqlite::Error) -> Error {
         sql_err(self.store.path(), e)
-    }
-
-    /// A term's decoded postings, kept for the life of this open index (it
-    /// sees one committed state) up to [`POSTINGS_CACHE_ENTRIES`] in all.
-    pub(crate) fn postings(
-        &self,
-        stmt: &mut rusqlite::CachedStatement,
-        term: &str,
-    ) -> Result<Option<Arc<TermPostings>>> {
-        if let Some(hit) = self.postings_cache.lock().unwrap().map.get(term) {
-            return Ok(Some(hit.clone()));
-        }
-        // Blocks come in block order, and chunk ids ascend within and across them.
-        let mut rows = stmt.query([term]).map_err(|e| self.err(e))?;
-        let mut list = Vec::new();
-        let mut found = false;
-        while let Some(row) = rows.next().map_err(|e| self.err(e))? {
-            found = true;
-            let blob = row.get_ref(0).map_err(|e| self.err(e))?;
-            let blob = blob.as_blob().map_err(|e| self.err(e.into()))?;
-            if lexical::decode(blob, |p| list.push(p)).is_none() {
-                return Err(Error::IndexCorrupt {
-                    path: self.store.path().to_path_buf(),
-                    reason: format!("damaged postings for {term:?}"),
-                });
-            }
-        }
-        if !found {
-            return Ok(None);
-        }
-        let postings = Arc::new(TermPostings {
-            list,
-            pseudo: OnceLock::new(),
-        });
-        let mut cache = self.postings_cache.lock().unwrap();
-        let n = postings.list.len();
-        if cache.entries + n <= POSTINGS_CACHE_ENTRIES {
-            cache.entries += n;
-            cache.map.insert(term.to_string(), postings.clone());
-        }
-        Ok(Some(postings))
-    }
-
-    /// Collection statistics of the lexical index, read once per open index.
-    /// (It also holds the highest chunk id, which sizes the score array.)
-    fn lexical_stats(&self) -> Result<LexicalStats> {
-        if let Some(s) = self.stats_cache.get() {
-            return Ok(*s);
-        }
-        let sums = self.store.meta(Meta::LexicalSums)?.unwrap_or_default();
-        let max_chunk_id: i64 = self
-            .store
-            .connection()
-            .query_row("SELECT COALESCE(MAX(id), 0) FROM chunks", [], |r| r.get(0))
-            .map_err(|e| self.err(e))?;
-        let stats = LexicalStats {
-            collection: LengthSums::from_meta(&sums)
-                .unwrap_or_default()
-                .collection(),
-            max_chunk_id,
-        };
-        let _ = self.stats_cache.set(stats);
-        Ok(stats)
-    }
-
-    /// How many chunks the lexical index holds (read once per open index).
-    pub fn chunk_count(&self) -> Result<f64> {
-        Ok(self.lexical_stats()?.collection.chunks)
-    }
-
-    /// The best chunks for `terms` by BM25F over names, path and body, best
-    /// first (ties by chunk id), at most `limit`.
-    pub fn lexical(
-        &self,
-        terms: &[String],
-        params: &Bm25Params,
-        filter: &Filter,
-        limit: usize,
-    ) -> Result<Vec<(i64, f64)>> {
-        if limit == 0 {
-            return Ok(Vec::new());
-        }
-        let weighted: Vec<(&str, f64)> = terms.iter().map(|t| (t.as_str(), 1.0)).collect();
-        self.lexical_weighted(&weighted, params, filter, limit)
-    }
-
-    /// [`lexical`](Self::lexical) with a weight per term: each term's BM25F
-    /// score counts its weight times (a task's code words above its prose).
-    /// `limit` 0: every chunk a term matched, in no order (a caller that
-    /// wants them all seldom wants them all sorted).
-    pub fn lexical_weighted(
-        &self,
-        terms: &[(&str, f64)],
-        params: &Bm25Params,
-        filter: &Filter,
-        limit: usize,
-    ) -> Result<Vec<(i64, f64)>> {
-        if terms.is_empty() {
-            return Ok(Vec::new());
-        }
-        let stats = self.lexical_stats()?;
-        let allowed = self.allowed_chunks(filter)?;
-        let over = self.active_overlay();
-        let collection = match &over {
-            Some(o) => o.collection(stats.collection),
-            None => stats.collection,
-        };
-        let mut stmt = self
-            .store
-            .connection()
-            .prepare_cached("SELECT data FROM postings WHERE term = ?1 ORDER BY block")
-            .map_err(|e| self.err(e))?;
-        let mut board = self.score_board.lock().unwrap_or_else(|p| p.into_inner());
-        board.reset(stats.max_chunk_id);
-        // Overlay chunks (negative ids) are scored on the same scale, aside.
-        let mut overlay_scores: BTreeMap<i64, f64> = BTreeMap::new();
-        for &(term, weight) in terms {
-            let disk = self.postings(&mut stmt, term)?;
-            let (disk, pseudo) = match &disk {
-                Some(d) => (
-                    &d.list[..],
-                    d.pseudo_frequencies(params, &collection, over.is_none()),
-                ),
-                None => (&[][..], Cow::Borrowed(&[][..])),
-            };
-            let extra = over.as_ref().map_or(&[][..], |o| o.postings(term));
-            if disk.is_empty() && extra.is_empty() {
-                continue;
-            }
-            let df = match &over {
-                None => disk.len(),
-                Some(o) => disk.iter().filter(|p| !o.masks_chunk(p.chunk)).count() + extra.len(),
-            };
-            let idf = weight * params.idf(&collection, df as f64);
-            for (p, &pseudo) in disk.iter().zip(pseudo.iter()) {
-                if board.holds(p.chunk)
-                    && allowed.as_ref().is_none_or(|a| a.contains(&p.chunk))
-                    && over.as_ref().is_none_or(|o| !o.masks_chunk(p.chunk))
-                {
-                    board.add(p.chunk, params.saturate(idf, pseudo));
-                }
-            }
-            if let Some(o) = &over {
-                for p in extra.iter().filter(|p| o.admits_chunk(filter, p.chunk)) {
-                    *overlay_scores.entry(p.chunk).or_default() +=
-                        params.score(&collection, idf, p);
-                }
-            }
-        }
-        let scored = board.scored().chain(overlay_scores);
-        Ok(if limit == 0 {
-            scored.collect()
-        } else {
-            best(scored, limit)
-        })
-    }
-
-    /// The chunks nearest to `query` by the stored vectors, best first (ties
-    /// by chunk id), at most `limit`. Empty when the query cannot be embedded
-    /// by the model that made the index's vectors (a server that fails, a
-    /// model this process does not use); [`take_notes`](Self::take_notes) then says why.
-    pub fn dense(&self, query: &str, filter: &Filter, limit: usize) -> Result<Vec<(i64, f64)>> {
-        Ok(best(self.dense_scores(query, filter)?, limit))
-    }
-
-    /// Every admitted chunk's similarity to `query`, in no order (empty when
-    /// the query cannot be embedded; see [`dense`](Self::dense)).
-    pub(crate) fn dense_scores(&self, query: &str, filter: &Filter) -> Result<Vec<(i64, f64)>> {
-        let Some(spec) = self.vector_spec()? else {
-            return Ok(Vec::new()); // an index of an older lode; its fingerprint rebuilds it
-        };
-        let q = match crate::vectors::for_index(&spec)
-            .and_then(|v| Ok((v.query(query)?, v.stride())))
-        {
-            Ok(q) => q,
-            Err(why) => {
-                let mut notes = self.notes.lock().unwrap_or_else(|p| p.into_inner());
-                notes.push(format!("{why}; this query ran lexical-only"));
-                return Ok(Vec::new());
-            }
-        };
-        let (q, stride) = q;
-        let allowed = self.allowed_chunks(filter)?;
-        let stored = self.vectors(stride)?;
-        let (ids, data) = (&stored.ids, &stored.data);
-        if let Some((embedded, chunks)) = self.embedded_chunks() {
-            let mut notes = self.notes.lock().unwrap_or_else(|p| p.into_inner());
-            notes.push(format!("partial: {embedded} of {chunks} chunks embedded"));
-        }
-        let over = self.active_overlay();
-        let mut scored: Vec<(i64, f64)> = Vec::with_capacity(ids.len());
-        for (id, v) in ids.iter().zip(data.chunks_exact(stride)) {
-            if allowed.as_ref().is_none_or(|a| a.contains(id))
-                && over.as_ref().is_none_or(|o| !o.masks_chunk(*id))
-            {
-                scored.push((*id, f64::from(q.score(v))));
-            }
-        }
-        if let Some(o) = &over {
-            for (id, v) in o.vectors(stride) {
-                if o.admits_chunk(filter, id) {
-                    scored.push((id, f64::from(q.score(v))));
-                }
-            }
-        }
-        Ok(scored)
-    }
-
-    /// What the index's vectors are (`None` for an index of an older lode).
-    pub fn vector_spec(&self) -> Result<Option<crate::vectors::VectorSpec>> {
-        Ok(self
-            .store
-            .meta(Meta::Vectors)?
-            .as_deref()
-            .and_then(crate::vectors::VectorSpec::parse))
-    }
-
-    /// Chunks without a vector yet (the embedding phase has not reached them).
-    pub fn vectors_pending(&self) -> Result<u64> {
-        crate::embed::pending_chunks(&self.store)
-    }
-
-    /// The query prefix in force when the index was last built.
-    pub fn stored_query_prefix(&self) -> Result<String> {
-        Ok(self.store.meta(Meta::QueryPrefix)?.unwrap_or_default())
-    }
-
-    /// `(chunks with a vector, chunks)` as the dense side of this open index
-    /// scores them, when some chunks have no vector yet (the embedding phase
-    /// is under way or was stopped); `None` when all have one, or before the
-    /// first dense query.
-    pub fn embedded_chunks(&self) -> Option<(u64, u64)> {
-        let v = self.vectors_cache.get()?;
-        let embedded = v.ids.len() as u64;
-        (embedded < v.chunks).then_some((embedded, v.chunks))
-    }
-
-    /// The notes of queries since the last call (a dense query that ran
-    /// lexical-only, and why), oldest first.
-    pub fn take_notes(&self) -> Vec<String> {
-        std::mem::take(&mut *self.notes.lock().unwrap_or_else(|p| p.into_inner()))
-    }
-
-    /// Every chunk's id and stored vector, read once per open index: a
-    /// long-lived process scans memory, not the database, on each query.
-    fn vectors(&self, stride: usize) -> Result<&StoredVectors> {
-        if let Some(v) = self.vectors_cache.get() {
-            return Ok(v);
-        }
-        // One committed state for the vectors and the chunk count: the
-        // embedding phase commits while readers read.
-        let tx = self
-            .store
-            .connection()
-            .unchecked_transaction()
-            .map_err(|e| self.err(e))?;
-        let chunks: i64 = tx
-            .query_row("SELECT COUNT(*) FROM chunks", [], |r| r.get(0))
-            .map_err(|e| self.err(e))?;
-        let (_, pending) = generation_and_pending(&tx).map_err(|e| self.err(e))?;
-        let mut v = StoredVectors {
-            ids: Vec::new(),
-            data: Vec::new(),
-            chunks: chunks as u64,
-            files: Vec::new(),
-            stride,
-            pending,
-        };
-        let mut stmt = tx
-            .prepare_cached("SELECT file_id, ids, data FROM vectors ORDER BY file_id")
-            .map_err(|e| self.err(e))?;
-        let mut rows = stmt.query([]).map_err(|e| self.err(e))?;
-        while let Some(row) = rows.next().map_err(|e| self.err(e))? {
-            let file: i64 = row.get(0).map_err(|e| self.err(e))?;
-            let (ids, data) = crate::embed::vector_columns(row).map_err(|e| self.err(e))?;
-            v.append(file, ids, data);
-        }
-        drop(rows);
-        drop(stmt);
-        drop(tx);
-        let _ = self.vectors_cache.set(v);
-        Ok(self.vectors_cache.get().expect("just set"))
-    }
-
-    /// Tests: the decoded vectors as `(ids, data, chunks)`, once read.
-    #[doc(hidden)]
-    pub fn decoded_vectors(&self) -> Option<(Vec<i64>, Vec<u8>, u64)> {
-        let v = self.vectors_cache.get()?;
-        Some((v.ids.clone(), v.data.clone(), v.chunks))
     }
 
     /// The chunks a filter admits, or `None` when it admits all.
