@@ -8,6 +8,7 @@
 mod bench;
 mod cli;
 mod common;
+mod containment;
 mod diagnostics;
 mod doctor;
 mod embed;
@@ -21,6 +22,7 @@ mod languages;
 mod mcp;
 mod mcp_load;
 mod mcp_overlay;
+mod mcp_raw;
 mod overlay;
 mod tools;
 

@@ -7,3 +7,4 @@
 
 mod fake_server;
 mod gateway;
+mod turn_log;
