@@ -18,9 +18,7 @@ use lode_core::{Error, Result};
 use lode_eval::Case;
 use lode_eval::learn::{Ascent, Objective, Query, coordinate_ascent, evaluate};
 use lode_index::{Filter, Index};
-use lode_search::task::{
-    CHUNK_FEATURES, ChunkFeatures, ChunkWeights, FEATURES, Feature, FileFeatures, Weights,
-};
+use lode_search::task::{ChunkFeatures, ChunkWeights, FEATURES, Feature, FileFeatures, Weights};
 use serde::Serialize;
 
 use crate::cli::Common;
@@ -81,7 +79,7 @@ impl Model {
             names: &FILE_FEATURE_NAMES,
             defaults: Weights::default().0.to_vec(),
             steps,
-            score: |w, f| weights(w).score(&FileFeatures(array(f))),
+            score: |w, f| Weights(array(w)).score(&FileFeatures(array(f))),
             value: Objective::value,
         }
     }
@@ -91,7 +89,7 @@ impl Model {
             names: &ChunkFeatures::NAMES,
             defaults: ChunkWeights::default().0.to_vec(),
             steps: chunk_steps,
-            score: |w, f| chunk_weights(w).score(&ChunkFeatures(chunk_array(f))),
+            score: |w, f| ChunkWeights(array(w)).score(&ChunkFeatures(array(f))),
             value: Objective::value_at_top,
         }
     }
@@ -378,48 +376,43 @@ fn print_report(report: &LearnReport, train: usize, test: usize, chunks: bool) {
     }
 }
 
-/// The values the ascent tries for weight `d` now at `v`: the whole-file
-/// score stays 1 (the scale of the others), an added weight moves by
-/// factors (or from zero), a factor over a grid of (0, 1].
+/// The values the ascent tries for file weight `d` now at `v` (see [`grid`]).
 fn steps(d: usize, v: f64) -> Vec<f64> {
-    if d == 0 {
-        return Vec::new();
-    }
-    if d >= Feature::FACTORS {
-        return vec![0.02, 0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 0.85, 1.0];
-    }
-    if v == 0.0 {
-        return vec![0.05, 0.1, 0.25, 0.5, 1.0];
-    }
-    [0.0, 0.25, 0.5, 0.7, 0.85, 1.2, 1.5, 2.0, 4.0]
-        .iter()
-        .map(|f| round3(v * f))
-        .collect()
+    let factors = [0.02, 0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 0.85, 1.0];
+    grid(
+        d,
+        v,
+        Feature::FACTORS,
+        &factors,
+        &[0.05, 0.1, 0.25, 0.5, 1.0],
+    )
 }
 
-fn array(v: &[f64]) -> [f64; FEATURES] {
-    let mut a = [0.0; FEATURES];
-    for (slot, x) in a.iter_mut().zip(v) {
-        *slot = *x;
-    }
-    a
-}
-
-fn weights(v: &[f64]) -> Weights {
-    Weights(array(v))
-}
-
-/// As [`steps`], for the chunk choice: the lexical score stays 1, the
-/// factor for chunks of no symbol over a grid of (0, 1].
+/// The same for chunk weight `d`.
 fn chunk_steps(d: usize, v: f64) -> Vec<f64> {
+    let factors = [0.1, 0.2, 0.3, 0.5, 0.7, 0.85, 1.0];
+    grid(
+        d,
+        v,
+        ChunkFeatures::FACTORS,
+        &factors,
+        &[0.1, 0.25, 0.5, 1.0],
+    )
+}
+
+/// The values the ascent tries for weight `d` now at `v`: the first weight
+/// stays 1 (the scale of the others), a factor (from `first_factor` on)
+/// takes each of `factors`, an added weight moves by factors of itself or,
+/// from zero, to each of `from_zero`.
+fn grid(d: usize, v: f64, first_factor: usize, factors: &[f64], from_zero: &[f64]) -> Vec<f64> {
     if d == 0 {
         return Vec::new();
     }
-    if d >= ChunkFeatures::FACTORS {
-        return vec![0.1, 0.2, 0.3, 0.5, 0.7, 0.85, 1.0];
+    if d >= first_factor {
+        return factors.to_vec();
     }
     if v == 0.0 {
-        return vec![0.1, 0.25, 0.5, 1.0];
+        return from_zero.to_vec();
     }
     [0.0, 0.25, 0.5, 0.7, 0.85, 1.2, 1.5, 2.0, 4.0]
         .iter()
@@ -427,16 +420,13 @@ fn chunk_steps(d: usize, v: f64) -> Vec<f64> {
         .collect()
 }
 
-fn chunk_array(v: &[f64]) -> [f64; CHUNK_FEATURES] {
-    let mut a = [0.0; CHUNK_FEATURES];
+/// `v` as a fixed-size vector, missing values 0.
+fn array<const N: usize>(v: &[f64]) -> [f64; N] {
+    let mut a = [0.0; N];
     for (slot, x) in a.iter_mut().zip(v) {
         *slot = *x;
     }
     a
-}
-
-fn chunk_weights(v: &[f64]) -> ChunkWeights {
-    ChunkWeights(chunk_array(v))
 }
 
 fn round3(x: f64) -> f64 {
