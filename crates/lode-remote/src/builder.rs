@@ -24,7 +24,9 @@ const POLL: Duration = Duration::from_secs(2);
 
 /// How a builder runs.
 pub struct BuilderOptions<'a> {
+    /// The NATS servers (no credentials in it).
     pub url: &'a str,
+    /// The `[remote]` settings: credentials, buckets, time limits.
     pub settings: &'a RemoteConfig,
     /// The builder's user config (each repository's `.lode.toml` narrows it).
     pub config: &'a Config,
@@ -47,18 +49,25 @@ pub struct JobLog {
     /// `start`, `done`, `failed` (to be delivered again) or `dropped` (never
     /// buildable: an unreadable job, a commit that does not exist).
     pub event: &'static str,
+    /// The repository, as the job names it (a URL or a path).
     pub repo: String,
+    /// The commit asked for, as the job names it.
     pub commit: String,
     /// Deliveries of this job so far, this one included.
     pub delivered: i64,
+    /// The commit id the job's commit resolved to.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub resolved: Option<String>,
+    /// How the index was had (see [`Outcome`]).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub outcome: Option<Outcome>,
+    /// What became of the repository's catalog entry.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub recorded: Option<Recorded>,
+    /// Why the job failed or was dropped.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// Milliseconds the job took so far.
     pub ms: u64,
 }
 

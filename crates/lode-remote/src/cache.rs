@@ -48,6 +48,7 @@ pub enum Outcome {
 pub struct Transfer {
     /// The shard's hash.
     pub shard: String,
+    /// The shard's size.
     pub bytes: u64,
     /// Milliseconds, the install included.
     pub ms: u64,
@@ -59,6 +60,7 @@ pub struct Transfer {
 /// What `lode index --remote` did with the cache.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct RemoteReport {
+    /// How the index was had.
     pub outcome: Outcome,
     /// The cache key of the tree at `HEAD` (`published` says whether this run
     /// stored an index under it).
@@ -67,8 +69,10 @@ pub struct RemoteReport {
     /// The git tree of the root at `HEAD`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tree: Option<String>,
+    /// The shard fetched, if one was.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fetched: Option<Transfer>,
+    /// The shard this run stored, if it stored one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub published: Option<Transfer>,
     /// Milliseconds spent waiting for another runner's build.
@@ -92,9 +96,13 @@ impl RemoteReport {
 pub struct SharedCache<'a> {
     /// The NATS servers (no credentials in it).
     pub url: &'a str,
+    /// The `[remote]` settings: credentials, buckets, time limits.
     pub settings: &'a RemoteConfig,
+    /// The repository and its local index.
     pub location: &'a IndexLocation,
+    /// The config the index is built with (part of the cache key).
     pub config: &'a Config,
+    /// Called with each one-line note (the cache away, a wait, a fallback).
     pub note: &'a dyn Fn(&str),
 }
 

@@ -101,6 +101,7 @@ pub struct Delivery {
 /// A repository's entry in the catalog: its newest built commit.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RepoEntry {
+    /// The repository, as its jobs name it.
     pub repo: String,
     /// The commit id built.
     pub commit: String,
@@ -110,6 +111,7 @@ pub struct RepoEntry {
     pub key: String,
     /// The shard's hash and size.
     pub shard: String,
+    /// The shard's size.
     pub bytes: u64,
 }
 

@@ -37,6 +37,8 @@
 //! # Ok::<(), lode_core::Error>(())
 //! ```
 
+#![deny(missing_docs)]
+
 pub mod builder;
 mod cache;
 pub mod git;

@@ -71,12 +71,14 @@ pub struct Query {
     pub text: String,
     /// One repository, or every repository of the partition.
     pub repo: Option<String>,
+    /// Results wanted per repository.
     pub top_k: usize,
 }
 
 /// One repository's answer.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct RepoAnswer {
+    /// The repository.
     pub repo: String,
     /// The commit it was served at.
     pub commit: String,
@@ -87,12 +89,16 @@ pub struct RepoAnswer {
 /// A node's reply for one partition.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct PartitionAnswer {
+    /// The partition answered for.
     pub partition: u32,
+    /// The node that answered.
     pub node: String,
+    /// Each loaded repository's answer.
     pub repos: Vec<RepoAnswer>,
     /// Repositories of the partition in the catalog that this node has not
     /// loaded yet.
     pub loading: Vec<String>,
+    /// Why the node could not answer (the partition then counts as missing).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
 }
@@ -100,9 +106,11 @@ pub struct PartitionAnswer {
 /// The merged answer of a scatter-gather.
 #[derive(Clone, Debug, Serialize)]
 pub struct Gathered {
+    /// Every repository's answer, by repository.
     pub answers: Vec<RepoAnswer>,
     /// Whether some partition did not answer in time.
     pub partial: bool,
+    /// The partitions that did not answer in time.
     pub missing_partitions: Vec<u32>,
     /// Repositories not loaded yet by the node that answered.
     pub loading: Vec<String>,
@@ -170,13 +178,17 @@ impl Remote {
 
 /// How a shard node runs.
 pub struct NodeOptions<'a> {
+    /// The NATS servers (no credentials in it).
     pub url: &'a str,
+    /// The `[remote]` settings: credentials, buckets, time limits.
     pub settings: &'a lode_core::RemoteConfig,
+    /// The config the node builds its indexes with.
     pub config: &'a Config,
     /// This node's name among the members (unique).
     pub name: &'a str,
     /// Checkouts and indexes.
     pub work_dir: &'a Path,
+    /// Called with what went wrong (the server away, a shard that fails to verify).
     pub note: &'a dyn Fn(&str),
 }
 

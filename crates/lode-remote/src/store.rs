@@ -45,6 +45,7 @@ const PART_TIMEOUT: Duration = Duration::from_secs(120);
 /// What the catalog holds for a key: the shard and how to read it back.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Manifest {
+    /// The index format version.
     pub format: u32,
     /// The key it is stored under.
     pub key: String,
@@ -52,9 +53,11 @@ pub struct Manifest {
     pub tree: String,
     /// The build fingerprint (lode version, extraction, config, model).
     pub fingerprint: String,
+    /// The lode version that built it.
     pub lode_version: String,
     /// BLAKE3 of the whole shard: its name.
     pub shard: String,
+    /// The shard's size.
     pub bytes: u64,
     /// BLAKE3 of each part, in order.
     pub parts: Vec<String>,
@@ -63,6 +66,7 @@ pub struct Manifest {
 /// Why a remote step failed; the caller builds locally and says this once.
 #[derive(Debug)]
 pub struct RemoteError {
+    /// What failed, in one line.
     pub message: String,
     /// The stored shard is wrong (a part's hash, its length, its content),
     /// not merely out of reach: its manifest should go.
