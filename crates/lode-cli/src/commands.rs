@@ -5,6 +5,7 @@ use std::io::Write;
 use lode_core::{Error, Result};
 use lode_diagnostics::note_hits;
 use lode_index::{BuildOptions, Filter};
+use lode_remote::serve::Command as ServiceCommand;
 use lode_search::{GrepOptions, SearchOptions, render};
 use serde::Serialize;
 
@@ -182,7 +183,13 @@ fn run_text_search(cmd: Command) -> Result<u8> {
             common,
         } => {
             if service.asked() {
-                return crate::remote::query(service, "search", &query, top_k as usize, &common);
+                return crate::remote::query(
+                    service,
+                    ServiceCommand::Search,
+                    &query,
+                    top_k as usize,
+                    &common,
+                );
             }
             let ctx = Context::new(common, None, None)?.with_overlay(&overlay)?;
             let filter = filter(&ctx, path.as_deref(), &lang)?;
@@ -210,7 +217,13 @@ fn run_text_search(cmd: Command) -> Result<u8> {
             common,
         } => {
             if service.asked() {
-                return crate::remote::query(service, "grep", &regex, max_lines, &common);
+                return crate::remote::query(
+                    service,
+                    ServiceCommand::Grep,
+                    &regex,
+                    max_lines,
+                    &common,
+                );
             }
             let ctx = Context::new(common, None, None)?.with_overlay(&overlay)?;
             let filter = filter(&ctx, path.as_deref(), &lang)?;
@@ -240,7 +253,13 @@ fn run_symbol_lookup(cmd: Command) -> Result<u8> {
         } => {
             if service.asked() {
                 let path = file.to_string_lossy();
-                return crate::remote::query(service, "outline", &path, max_symbols, &common);
+                return crate::remote::query(
+                    service,
+                    ServiceCommand::Outline,
+                    &path,
+                    max_symbols,
+                    &common,
+                );
             }
             let ctx = Context::new(common, None, Some(&file))?.with_overlay(&overlay)?;
             outline(ctx, &file, max_symbols)
@@ -256,8 +275,8 @@ fn run_symbol_lookup(cmd: Command) -> Result<u8> {
         } => {
             if service.asked() {
                 let asked = match direction {
-                    GraphDirection::In => "callers",
-                    GraphDirection::Out => "callees",
+                    GraphDirection::In => ServiceCommand::Callers,
+                    GraphDirection::Out => ServiceCommand::Callees,
                 };
                 only_local(path.is_some(), "--path")?;
                 return crate::remote::query(service, asked, &symbol, depth as usize, &common);
@@ -281,7 +300,7 @@ fn run_symbol_lookup(cmd: Command) -> Result<u8> {
             if service.asked() {
                 only_local(path.is_some(), "--path")?;
                 only_local(callgraph, "--callgraph")?;
-                return crate::remote::query(service, "show", &symbol, 1, &common);
+                return crate::remote::query(service, ServiceCommand::Show, &symbol, 1, &common);
             }
             crate::graph::show(
                 Context::new(common, None, None)?.with_overlay(&overlay)?,

@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use clap::Subcommand;
 use lode_core::{Config, Error, Result};
+use lode_remote::serve::Command;
 
 use crate::cli::Common;
 use crate::context::user_config_path;
@@ -212,7 +213,7 @@ const QUERY_DEADLINE: Duration = Duration::from_secs(3);
 /// `lode search|grep --repo R | --all-repos`: the shard nodes' answers, merged.
 pub fn query(
     service: crate::cli::ServiceArg,
-    command: &str,
+    command: Command,
     text: &str,
     top_k: usize,
     common: &Common,
@@ -223,7 +224,7 @@ pub fn query(
     let (config, url) = connect_args(common, service.remote)?;
     let server = lode_remote::Remote::connect(&url, &config.remote).map_err(remote_err)?;
     let asked = lode_remote::serve::Query {
-        command: command.to_string(),
+        command,
         text: text.to_string(),
         repo: service.repo.map(|r| match std::fs::canonicalize(&r) {
             Ok(path) if path.is_dir() => path.to_string_lossy().into_owned(),
@@ -232,7 +233,7 @@ pub fn query(
         top_k,
     };
     let gathered = server.scatter(&asked, QUERY_DEADLINE).map_err(remote_err)?;
-    if command != "search" && command != "grep" {
+    if !matches!(command, Command::Search | Command::Grep) {
         return Ok(print_answers(&gathered, command, common.json));
     }
     let hits = merged_hits(&gathered, command, top_k);
@@ -243,7 +244,7 @@ pub fn query(
             .map(|a| serde_json::json!({"repo": a.repo, "commit": a.commit}))
             .collect();
         print_json(&serde_json::json!({
-            "command": command,
+            "command": command.as_str(),
             "hits": hits,
             "served": served,
             "partial": gathered.partial,
@@ -272,12 +273,12 @@ pub fn query(
 
 /// `lode outline|callers|show … --repo R | --all-repos`: each repository's
 /// answer; 1 when none has the path or symbol.
-fn print_answers(gathered: &lode_remote::serve::Gathered, command: &str, json: bool) -> u8 {
+fn print_answers(gathered: &lode_remote::serve::Gathered, command: Command, json: bool) -> u8 {
     let missed = |a: &serde_json::Value| a.get("not_found").or(a.get("ambiguous")).cloned();
     let found = (gathered.answers.iter()).any(|a| missed(&a.answer).is_none());
     if json {
         print_json(&serde_json::json!({
-            "command": command,
+            "command": command.as_str(),
             "answers": gathered.answers,
             "partial": gathered.partial,
             "missing_partitions": gathered.missing_partitions,
@@ -351,10 +352,14 @@ fn short_commit(commit: &str) -> &str {
 /// `top_k`; grep's groups by repository.
 fn merged_hits(
     gathered: &lode_remote::serve::Gathered,
-    command: &str,
+    command: Command,
     top_k: usize,
 ) -> Vec<serde_json::Value> {
-    let field = if command == "grep" { "groups" } else { "hits" };
+    let field = if command == Command::Grep {
+        "groups"
+    } else {
+        "hits"
+    };
     let mut hits: Vec<serde_json::Value> = Vec::new();
     for a in &gathered.answers {
         for hit in a.answer[field].as_array().into_iter().flatten() {
@@ -364,7 +369,7 @@ fn merged_hits(
             hits.push(hit);
         }
     }
-    if command == "search" {
+    if command == Command::Search {
         hits.sort_by(|a, b| {
             let score = |h: &serde_json::Value| h["score"].as_f64().unwrap_or(0.0);
             score(b)

@@ -61,11 +61,44 @@ fn owners(partition: u32, live: &BTreeSet<String>) -> Vec<String> {
         .collect()
 }
 
+/// The commands a shard node answers, named on the wire in lower case
+/// (`"search"`): a query naming another is unreadable.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Command {
+    /// Ranked hits for a query.
+    Search,
+    /// Regex matches grouped by enclosing symbol.
+    Grep,
+    /// The symbols of a file or a directory's files.
+    Outline,
+    /// Who calls a symbol, as a tree.
+    Callers,
+    /// What a symbol calls, as a tree.
+    Callees,
+    /// A symbol's body.
+    Show,
+}
+
+impl Command {
+    /// The command's name, as the wire and the CLI write it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Command::Search => "search",
+            Command::Grep => "grep",
+            Command::Outline => "outline",
+            Command::Callers => "callers",
+            Command::Callees => "callees",
+            Command::Show => "show",
+        }
+    }
+}
+
 /// What a node is asked.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Query {
-    /// `search`, `grep`, `outline`, `callers`, `callees` or `show`.
-    pub command: String,
+    /// What is asked.
+    pub command: Command,
     /// The query text, the regex, the file or directory to outline
     /// (relative to the repository's root), or the symbol.
     pub text: String,
@@ -446,8 +479,8 @@ fn answer(
 }
 
 fn run(index: &Index, query: &Query) -> std::result::Result<serde_json::Value, String> {
-    let value = match query.command.as_str() {
-        "search" => {
+    let value = match query.command {
+        Command::Search => {
             let opts = lode_search::SearchOptions {
                 top_k: query.top_k.clamp(1, 200),
                 ..Default::default()
@@ -456,13 +489,14 @@ fn run(index: &Index, query: &Query) -> std::result::Result<serde_json::Value, S
                 lode_search::search(index, &query.text, &opts).map_err(|e| e.to_string())?,
             )
         }
-        "grep" => serde_json::to_value(
+        Command::Grep => serde_json::to_value(
             lode_search::grep(index, &query.text, &lode_search::GrepOptions::default())
                 .map_err(|e| e.to_string())?,
         ),
-        "outline" => return outline(index, &query.text, query.top_k),
-        "callers" | "callees" | "show" => return symbol_answer(index, query),
-        other => return Err(format!("no such command: {other}")),
+        Command::Outline => return outline(index, &query.text, query.top_k),
+        Command::Callers | Command::Callees | Command::Show => {
+            return symbol_answer(index, query);
+        }
     };
     value.map_err(|e| e.to_string())
 }
@@ -505,12 +539,12 @@ fn symbol_answer(index: &Index, query: &Query) -> std::result::Result<serde_json
         Err(e) => return Err(e.to_string()),
     };
     let resolver = lode_graph::Resolver::new(index).map_err(|e| e.to_string())?;
-    let (value, text) = if query.command == "show" {
+    let (value, text) = if query.command == Command::Show {
         let shown = resolver.show(&sym, false).map_err(|e| e.to_string())?;
         let text = lode_graph::render::shown_text(&shown);
         (serde_json::to_value(shown), text)
     } else {
-        let direction = if query.command == "callees" {
+        let direction = if query.command == Command::Callees {
             lode_graph::Direction::Out
         } else {
             lode_graph::Direction::In
@@ -523,4 +557,37 @@ fn symbol_answer(index: &Index, query: &Query) -> std::result::Result<serde_json
     let mut value = value.map_err(|e| e.to_string())?;
     value["text"] = serde_json::Value::String(text);
     Ok(value)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_query_names_its_command_in_lower_case_and_no_other() {
+        let q = Query {
+            command: Command::Callees,
+            text: "parse_config".into(),
+            repo: None,
+            top_k: 2,
+        };
+        let wire = serde_json::to_value(&q).unwrap();
+        assert_eq!(wire["command"], "callees");
+        assert_eq!(serde_json::from_value::<Query>(wire).unwrap(), q);
+        for c in [
+            Command::Search,
+            Command::Grep,
+            Command::Outline,
+            Command::Callers,
+            Command::Show,
+        ] {
+            assert_eq!(serde_json::to_value(c).unwrap(), c.as_str());
+        }
+        let unknown = r#"{"command":"delete","text":"x","repo":null,"top_k":1}"#;
+        let err = serde_json::from_str::<Query>(unknown).unwrap_err();
+        assert!(
+            err.to_string().contains("unknown variant `delete`"),
+            "{err}"
+        );
+    }
 }
