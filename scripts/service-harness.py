@@ -168,6 +168,12 @@ def scenario(lode, url, tmp, builders):
     config = tmp / "config.toml"
     config.write_text("")
     wait_for_jetstream(lode, url, config)
+    init = [lode, "cluster", "init", "--json", "--remote", url, "--config", str(config)]
+    held = lode_json(init)["held"]
+    names = {"lode-cache", "lode-claims", "lode-shards", "lode-repos", "lode-nodes", "LODE_JOBS"}
+    check({h["name"] for h in held} == names and all(h["replicas"] in (1, 3) for h in held),
+          f"cluster init makes every bucket and stream ({[(h['name'], h['replicas']) for h in held]})")
+    check(lode_json(init)["held"] == held, "and a second init changes nothing")
     repos = {}
     for i in range(REPOS):
         root = tmp / "repos" / f"r{i:02}"

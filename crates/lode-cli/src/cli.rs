@@ -267,6 +267,11 @@ pub enum Command {
         #[command(subcommand)]
         what: crate::remote::ServeCommand,
     },
+    /// Set up the shared index service's buckets and streams on a NATS cluster.
+    Cluster {
+        #[command(subcommand)]
+        what: crate::remote::ClusterCommand,
+    },
     /// The repositories the shared index service has built, each at its newest commit.
     Catalog {
         /// The NATS servers (default: `[remote] url` in the user config).

@@ -47,6 +47,7 @@ fn common(cmd: &Command) -> &Common {
         } => common,
         Command::Enqueue { common, .. } | Command::Catalog { common, .. } => common,
         Command::Serve { what } => what.common(),
+        Command::Cluster { what } => what.common(),
         Command::Tools { what } => what.common(),
         Command::Shard {
             what: ShardCommand::Export { common, .. } | ShardCommand::Import { common, .. },
@@ -164,6 +165,7 @@ fn run_once(cmd: Command) -> Result<u8> {
             common,
         } => crate::remote::enqueue(repo, commit, remote, &common),
         Command::Serve { what } => crate::remote::serve(what),
+        Command::Cluster { what } => crate::remote::cluster(what),
         Command::Catalog { remote, common } => crate::remote::catalog(remote, &common),
     }
 }

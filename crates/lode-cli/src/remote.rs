@@ -57,6 +57,52 @@ impl ServeCommand {
     }
 }
 
+/// `lode cluster …`.
+#[derive(Subcommand, Debug, Clone)]
+pub enum ClusterCommand {
+    /// Create every bucket and stream lode keeps (three replicas on a cluster, one on a
+    /// single server) and list them; run once, with an account that may create them.
+    Init {
+        /// The NATS servers (default: `[remote] url` in the user config).
+        #[arg(long, value_name = "URL")]
+        remote: Option<String>,
+        #[command(flatten)]
+        common: Common,
+    },
+}
+
+impl ClusterCommand {
+    pub fn common(&self) -> &Common {
+        match self {
+            ClusterCommand::Init { common, .. } => common,
+        }
+    }
+}
+
+/// `lode cluster init`: what lode keeps in JetStream, made and listed.
+pub fn cluster(what: ClusterCommand) -> Result<u8> {
+    let ClusterCommand::Init { remote, common } = what;
+    let (config, url) = connect_args(&common, remote)?;
+    let server = lode_remote::Remote::connect(&url, &config.remote).map_err(remote_err)?;
+    let held = server.init().map_err(remote_err)?;
+    if common.json {
+        print_json(&serde_json::json!({"command": "cluster init", "held": held}));
+    } else {
+        for h in &held {
+            println!(
+                "{:<12} {:<12} {} replica{}  {} messages  {} KiB",
+                h.name,
+                h.kind,
+                h.replicas,
+                if h.replicas == 1 { "" } else { "s" },
+                h.messages,
+                h.bytes / 1024
+            );
+        }
+    }
+    Ok(0)
+}
+
 /// The user config and the server URL (`--remote`, else `[remote] url`).
 fn connect_args(common: &Common, remote: Option<String>) -> Result<(Config, String)> {
     let config = Config::load(&user_config_path(common))?;

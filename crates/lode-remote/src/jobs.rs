@@ -16,10 +16,10 @@ use serde::{Deserialize, Serialize};
 
 use crate::store::{Remote, RemoteError, Result, bounded, fail, open_kv, with_replicas};
 
-const STREAM: &str = "LODE_JOBS";
+pub(crate) const STREAM: &str = "LODE_JOBS";
 const SUBJECT: &str = "lode.jobs";
 const CONSUMER: &str = "lode-builders";
-const REPOS: &str = "lode-repos";
+pub(crate) const REPOS: &str = "lode-repos";
 /// A job not acknowledged (nor reported in progress) for this long is
 /// delivered again.
 const ACK_WAIT: Duration = Duration::from_secs(15);
@@ -135,7 +135,7 @@ pub fn repo_key(repo: &str) -> String {
 }
 
 impl Remote {
-    async fn jobs_stream(&self) -> Result<stream::Stream> {
+    pub(crate) async fn jobs_stream(&self) -> Result<stream::Stream> {
         if let Ok(Ok(s)) = tokio::time::timeout(ACK_WAIT, self.js.get_stream(STREAM)).await {
             return Ok(s);
         }

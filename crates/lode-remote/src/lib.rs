@@ -17,6 +17,8 @@
 //! - [`serve::serve_node`], [`Remote::scatter`]: shard nodes holding
 //!   partitions of the repositories (rendezvous hashing over heartbeating
 //!   members), and the scatter-gather that asks them under a deadline.
+//! - [`Remote::init`]: `lode cluster init`, every bucket and stream made up
+//!   front and reported ([`Held`]).
 //!
 //! ```no_run
 //! use lode_core::{Config, RemoteConfig};
@@ -41,6 +43,7 @@
 
 pub mod builder;
 mod cache;
+mod cluster;
 pub mod git;
 mod jobs;
 mod key;
@@ -48,6 +51,7 @@ pub mod serve;
 mod store;
 
 pub use cache::{Outcome, RemoteReport, SharedCache, Transfer, index};
+pub use cluster::Held;
 pub use jobs::{Delivery, Enqueued, Job, Recorded, RepoEntry, repo_key};
 pub use key::CacheKey;
 pub use store::{Manifest, PART_BYTES, Remote, RemoteError};

@@ -28,9 +28,9 @@ use crate::store::{Remote, RemoteError, Result, bounded, fail, open_kv};
 pub const PARTITIONS: u32 = 8;
 /// Nodes holding each partition.
 pub const REPLICAS: usize = 2;
-const NODES: &str = "lode-nodes";
+pub(crate) const NODES: &str = "lode-nodes";
 /// A node whose heartbeat is older than this is gone.
-const NODE_TTL: Duration = Duration::from_secs(6);
+pub(crate) const NODE_TTL: Duration = Duration::from_secs(6);
 const HEARTBEAT: Duration = Duration::from_secs(2);
 /// How often a node reads the catalog and the members.
 const RESYNC: Duration = Duration::from_secs(2);

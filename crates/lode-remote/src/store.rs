@@ -28,9 +28,9 @@ const CHUNK_BYTES: usize = 512 << 10;
 /// The manifest's own format.
 const MANIFEST_FORMAT: u32 = 1;
 /// Bucket names: the catalog (key → manifest), the claims, the parts.
-const CATALOG: &str = "lode-cache";
-const CLAIMS: &str = "lode-claims";
-const SHARDS: &str = "lode-shards";
+pub(crate) const CATALOG: &str = "lode-cache";
+pub(crate) const CLAIMS: &str = "lode-claims";
+pub(crate) const SHARDS: &str = "lode-shards";
 /// A claim lapses this long after its holder last renewed it, so a runner
 /// that died mid-build blocks no one for longer; the holder renews it every
 /// [`CLAIM_RENEW`] while it builds.
