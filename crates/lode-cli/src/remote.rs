@@ -82,8 +82,7 @@ impl ClusterCommand {
 /// `lode cluster init`: what lode keeps in JetStream, made and listed.
 pub fn cluster(what: ClusterCommand) -> Result<u8> {
     let ClusterCommand::Init { remote, common } = what;
-    let (config, url) = connect_args(&common, remote)?;
-    let server = lode_remote::Remote::connect(&url, &config.remote).map_err(remote_err)?;
+    let server = connect(&common, remote)?;
     let held = server.init().map_err(remote_err)?;
     if common.json {
         print_json(&serde_json::json!({"command": "cluster init", "held": held}));
@@ -119,6 +118,12 @@ fn connect_args(common: &Common, remote: Option<String>) -> Result<(Config, Stri
         ));
     }
     Ok((config, url))
+}
+
+/// The service `--remote` (or `[remote] url`) names, connected to.
+fn connect(common: &Common, remote: Option<String>) -> Result<lode_remote::Remote> {
+    let (config, url) = connect_args(common, remote)?;
+    lode_remote::Remote::connect(&url, &config.remote).map_err(remote_err)
 }
 
 fn remote_err(e: lode_remote::RemoteError) -> Error {
@@ -235,8 +240,7 @@ pub fn serve(what: ServeCommand) -> Result<u8> {
 
 /// `lode catalog`: every repository with its newest built commit.
 pub fn catalog(remote: Option<String>, common: &Common) -> Result<u8> {
-    let (config, url) = connect_args(common, remote)?;
-    let server = lode_remote::Remote::connect(&url, &config.remote).map_err(remote_err)?;
+    let server = connect(common, remote)?;
     let entries = server.repo_entries().map_err(remote_err)?;
     if common.json {
         print_json(&serde_json::json!({"command": "catalog", "repositories": entries}));
@@ -267,8 +271,7 @@ pub fn query(
     if text.trim().is_empty() {
         return Err(Error::BadQuery("empty query".into()));
     }
-    let (config, url) = connect_args(common, service.remote)?;
-    let server = lode_remote::Remote::connect(&url, &config.remote).map_err(remote_err)?;
+    let server = connect(common, service.remote)?;
     let asked = lode_remote::serve::Query {
         command,
         text: text.to_string(),
