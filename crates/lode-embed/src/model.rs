@@ -50,13 +50,9 @@ enum Table {
 /// A text with no known token embeds to the zero vector.
 pub struct StaticModel {
     id: String,
-    dim: usize,
-    rows: usize,
-    dtype: Dtype,
     tokenizer: WordPiece,
-    table: Table,
-    weights: Option<Vec<f32>>,
-    mapping: Option<Vec<u32>>,
+    /// The embedding table and what reads it (weights, mapping).
+    tensors: ModelTensors,
     normalize: bool,
     max_length: Option<usize>,
 }
@@ -65,9 +61,9 @@ impl fmt::Debug for StaticModel {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("StaticModel")
             .field("id", &self.id())
-            .field("dim", &self.dim)
-            .field("rows", &self.rows)
-            .field("dtype", &self.dtype)
+            .field("dim", &self.tensors.dim)
+            .field("rows", &self.tensors.rows)
+            .field("dtype", &self.tensors.dtype)
             .field("vocab", &self.tokenizer.vocab_size())
             .field("normalize", &self.normalize)
             .field("max_length", &self.max_length)
@@ -207,13 +203,8 @@ impl StaticModel {
 
         Ok(StaticModel {
             id,
-            dim: tensors.dim,
-            rows: tensors.rows,
-            dtype: tensors.dtype,
             tokenizer,
-            table: tensors.table,
-            weights: tensors.weights,
-            mapping: tensors.mapping,
+            tensors,
             normalize: config.normalize,
             max_length: config.max_length,
         })
@@ -221,7 +212,7 @@ impl StaticModel {
 
     /// Embedding dimension.
     pub fn dim(&self) -> usize {
-        self.dim
+        self.tensors.dim
     }
 
     /// A stable id for index fingerprints: `model2vec-d<dim>-<hash>`, where the hash
@@ -240,15 +231,15 @@ impl StaticModel {
     /// the rayon pool; nothing is allocated per text.
     pub fn encode_into(&self, texts: &[&str], out: &mut Vec<f32>) {
         let start = out.len();
-        out.resize(start + texts.len() * self.dim, 0.0);
+        out.resize(start + texts.len() * self.tensors.dim, 0.0);
         let rows = &mut out[start..];
         if texts.len() >= PARALLEL_MIN {
-            rows.par_chunks_mut(self.dim)
+            rows.par_chunks_mut(self.tensors.dim)
                 .zip(texts.par_iter())
                 .with_min_len(16)
                 .for_each(|(row, text)| self.encode_one(text, row));
         } else {
-            for (row, text) in rows.chunks_mut(self.dim).zip(texts) {
+            for (row, text) in rows.chunks_mut(self.tensors.dim).zip(texts) {
                 self.encode_one(text, row);
             }
         }
@@ -256,7 +247,7 @@ impl StaticModel {
 
     /// The embeddings of `texts`, row after row.
     pub fn encode(&self, texts: &[&str]) -> Vec<f32> {
-        let mut out = Vec::with_capacity(texts.len() * self.dim);
+        let mut out = Vec::with_capacity(texts.len() * self.tensors.dim);
         self.encode_into(texts, &mut out);
         out
     }
@@ -267,7 +258,11 @@ impl StaticModel {
     ///
     /// If `out.len() != self.dim()`.
     pub fn encode_one(&self, text: &str, out: &mut [f32]) {
-        assert_eq!(out.len(), self.dim, "output row has the wrong length");
+        assert_eq!(
+            out.len(),
+            self.tensors.dim,
+            "output row has the wrong length"
+        );
         SCRATCH.with_borrow_mut(|scratch| {
             let Scratch {
                 tokenizer,
@@ -312,10 +307,14 @@ impl StaticModel {
 
     fn pool(&self, ids: &[u32], acc: &mut Vec<i32>, out: &mut [f32]) {
         let unk = self.tokenizer.unk_id();
-        let dim = self.dim;
+        let dim = self.tensors.dim;
         let mut count = 0usize;
         let known = ids.iter().filter(|&&id| id != unk).map(|&id| id as usize);
-        match (&self.table, &self.weights, &self.mapping) {
+        match (
+            &self.tensors.table,
+            &self.tensors.weights,
+            &self.tensors.mapping,
+        ) {
             (Table::I8(t), None, None) => {
                 // Integer sums are exact (at most 512 · 127 per value), four rows at a
                 // time so the accumulator is loaded and stored once per four rows.
@@ -396,7 +395,7 @@ impl Embedder for StaticModel {
     }
 
     fn dim(&self) -> usize {
-        self.dim
+        self.tensors.dim
     }
 
     fn embed_into(&self, texts: &[&str], out: &mut Vec<f32>) -> Result<()> {

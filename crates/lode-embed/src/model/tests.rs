@@ -109,7 +109,7 @@ fn config_json_defaults_and_errors() {
 #[test]
 fn an_owned_int8_table_embeds_its_rows() {
     let m = tiny("{}", &[i8_table()]).unwrap();
-    assert_eq!(m.dtype, Dtype::I8);
+    assert_eq!(m.tensors.dtype, Dtype::I8);
     assert_eq!(
         m.encode(&["a", "b", "a b"]),
         [1.0, 2.0, -2.0, 4.0, -0.5, 3.0]
@@ -132,7 +132,7 @@ fn a_mapping_and_weights_pick_and_scale_rows() {
         ],
     )
     .unwrap();
-    assert_eq!(m.rows, 2);
+    assert_eq!(m.tensors.rows, 2);
     assert_eq!(m.encode(&["a", "b"]), [2.0, 0.0, 0.0, 0.5]);
 }
 
