@@ -82,7 +82,7 @@ impl ClusterCommand {
 /// `lode cluster init`: what lode keeps in JetStream, made and listed.
 pub fn cluster(what: ClusterCommand) -> Result<u8> {
     let ClusterCommand::Init { remote, common } = what;
-    let server = connect(&common, remote)?;
+    let (_, server) = connect(&common, remote)?;
     let held = server.init().map_err(remote_err)?;
     if common.json {
         print_json(&serde_json::json!({"command": "cluster init", "held": held}));
@@ -120,10 +120,12 @@ fn connect_args(common: &Common, remote: Option<String>) -> Result<(Config, Stri
     Ok((config, url))
 }
 
-/// The service `--remote` (or `[remote] url`) names, connected to.
-fn connect(common: &Common, remote: Option<String>) -> Result<lode_remote::Remote> {
+/// The service `--remote` (or `[remote] url`) names, connected to, with the
+/// user config.
+pub fn connect(common: &Common, remote: Option<String>) -> Result<(Config, lode_remote::Remote)> {
     let (config, url) = connect_args(common, remote)?;
-    lode_remote::Remote::connect(&url, &config.remote).map_err(remote_err)
+    let server = lode_remote::Remote::connect(&url, &config.remote).map_err(remote_err)?;
+    Ok((config, server))
 }
 
 fn remote_err(e: lode_remote::RemoteError) -> Error {
@@ -142,11 +144,7 @@ pub fn enqueue(
     common: &Common,
 ) -> Result<u8> {
     let (config, url) = connect_args(common, remote)?;
-    // A local path is queued as an absolute one: builders run elsewhere.
-    let repo = match std::fs::canonicalize(&repo) {
-        Ok(path) if path.is_dir() => path.to_string_lossy().into_owned(),
-        _ => repo,
-    };
+    let repo = lode_remote::repo_name(&repo);
     let job = lode_remote::Job::resolved(repo, commit);
     let server = lode_remote::Remote::connect(&url, &config.remote).map_err(remote_err)?;
     let queued = server.enqueue(&job).map_err(remote_err)?;
@@ -240,7 +238,7 @@ pub fn serve(what: ServeCommand) -> Result<u8> {
 
 /// `lode catalog`: every repository with its newest built commit.
 pub fn catalog(remote: Option<String>, common: &Common) -> Result<u8> {
-    let server = connect(common, remote)?;
+    let (_, server) = connect(common, remote)?;
     let entries = server.repo_entries().map_err(remote_err)?;
     if common.json {
         print_json(&serde_json::json!({"command": "catalog", "repositories": entries}));
@@ -257,9 +255,6 @@ pub fn catalog(remote: Option<String>, common: &Common) -> Result<u8> {
     Ok(0)
 }
 
-/// How long the shard nodes have to answer.
-const QUERY_DEADLINE: Duration = Duration::from_secs(3);
-
 /// `lode search|grep --repo R | --all-repos`: the shard nodes' answers, merged.
 pub fn query(
     service: crate::cli::ServiceArg,
@@ -271,51 +266,35 @@ pub fn query(
     if text.trim().is_empty() {
         return Err(Error::BadQuery("empty query".into()));
     }
-    let server = connect(common, service.remote)?;
+    let (_, server) = connect(common, service.remote)?;
     let asked = lode_remote::serve::Query {
         command,
         text: text.to_string(),
-        repo: service.repo.map(|r| match std::fs::canonicalize(&r) {
-            Ok(path) if path.is_dir() => path.to_string_lossy().into_owned(),
-            _ => r,
-        }),
+        repo: service.repo.as_deref().map(lode_remote::repo_name),
         top_k,
     };
-    let gathered = server.scatter(&asked, QUERY_DEADLINE).map_err(remote_err)?;
+    let gathered = server
+        .scatter(&asked, lode_remote::serve::QUERY_DEADLINE)
+        .map_err(remote_err)?;
     if !matches!(command, Command::Search | Command::Grep) {
         return Ok(print_answers(&gathered, command, common.json));
     }
-    let hits = merged_hits(&gathered, command, top_k);
+    let hits = gathered.hits(command, top_k);
     if common.json {
-        let served: Vec<serde_json::Value> = gathered
-            .answers
-            .iter()
-            .map(|a| serde_json::json!({"repo": a.repo, "commit": a.commit}))
-            .collect();
         print_json(&serde_json::json!({
             "command": command.as_str(),
             "hits": hits,
-            "served": served,
+            "served": gathered.served(),
             "partial": gathered.partial,
             "missing_partitions": gathered.missing_partitions,
             "loading": gathered.loading,
         }));
     } else {
         for h in &hits {
-            println!(
-                "{}  {}:{}-{}",
-                lode_core::shown::field(h["repo"].as_str().unwrap_or("")),
-                lode_core::shown::field(h["path"].as_str().unwrap_or("")),
-                h["start_line"],
-                h["end_line"]
-            );
+            let text = lode_remote::answers::hit_text(command, h);
+            println!("{}", text.lines().next().unwrap_or(""));
         }
-        if gathered.partial {
-            eprintln!(
-                "lode: partial: partitions {:?} did not answer in time",
-                gathered.missing_partitions
-            );
-        }
+        print_notes(&gathered);
     }
     Ok(if hits.is_empty() { 1 } else { 0 })
 }
@@ -323,8 +302,6 @@ pub fn query(
 /// `lode outline|callers|show … --repo R | --all-repos`: each repository's
 /// answer; 1 when none has the path or symbol.
 fn print_answers(gathered: &lode_remote::serve::Gathered, command: Command, json: bool) -> u8 {
-    let missed = |a: &serde_json::Value| a.get("not_found").or(a.get("ambiguous")).cloned();
-    let found = (gathered.answers.iter()).any(|a| missed(&a.answer).is_none());
     if json {
         print_json(&serde_json::json!({
             "command": command.as_str(),
@@ -335,100 +312,17 @@ fn print_answers(gathered: &lode_remote::serve::Gathered, command: Command, json
         }));
     } else {
         for a in &gathered.answers {
-            println!(
-                "{}  {}",
-                lode_core::shown::field(&a.repo),
-                short_commit(&a.commit)
-            );
-            if let Some(why) = missed(&a.answer) {
-                println!("  {}", shown_str(&why));
-                continue;
-            }
-            if let Some(text) = a.answer.get("text") {
-                print!("{}", text.as_str().unwrap_or(""));
-                continue;
-            }
-            let files = match a.answer.get("files") {
-                Some(files) => files.as_array().cloned().unwrap_or_default(),
-                None => vec![a.answer.clone()],
-            };
-            for file in files.iter().filter(|f| f.get("path").is_some()) {
-                println!("  {}", shown_str(&file["path"]));
-                print_symbols(&file["symbols"], 2);
-            }
+            print!("{}", lode_remote::answers::answer_text(a));
         }
-        if gathered.partial {
-            eprintln!(
-                "lode: partial: partitions {:?} did not answer in time",
-                gathered.missing_partitions
-            );
-        }
+        print_notes(gathered);
     }
-    u8::from(!found)
+    u8::from(!gathered.found())
 }
 
-/// An outline's symbols as `kind name start-end`, children indented.
-fn print_symbols(symbols: &serde_json::Value, depth: usize) {
-    for s in symbols.as_array().into_iter().flatten() {
-        let text = |k: &str| shown_str(&s[k]);
-        // A file's outline spans lines; a directory's gives each symbol's first.
-        let start = s.get("start_line").or(s.get("line"));
-        let end = s.get("end_line").map_or(String::new(), |e| format!("-{e}"));
-        println!(
-            "{:indent$}{} {} {}{end}",
-            "",
-            text("kind"),
-            text("name"),
-            start.unwrap_or(&serde_json::Value::Null),
-            indent = (depth + s["depth"].as_u64().unwrap_or(0) as usize) * 2
-        );
-        if let Some(children) = s.get("children") {
-            print_symbols(children, depth + 1);
-        }
+fn print_notes(gathered: &lode_remote::serve::Gathered) {
+    for note in gathered.notes() {
+        eprintln!("lode: {note}");
     }
-}
-
-/// A JSON string of an answer, as the terminal may show it.
-fn shown_str(v: &serde_json::Value) -> String {
-    lode_core::shown::field(v.as_str().unwrap_or("")).into_owned()
-}
-
-fn short_commit(commit: &str) -> &str {
-    &commit[..commit.len().min(12)]
-}
-
-/// Every repository's hits with its name: search's best first, cut to
-/// `top_k`; grep's groups by repository.
-fn merged_hits(
-    gathered: &lode_remote::serve::Gathered,
-    command: Command,
-    top_k: usize,
-) -> Vec<serde_json::Value> {
-    let field = if command == Command::Grep {
-        "groups"
-    } else {
-        "hits"
-    };
-    let mut hits: Vec<serde_json::Value> = Vec::new();
-    for a in &gathered.answers {
-        for hit in a.answer[field].as_array().into_iter().flatten() {
-            let mut hit = hit.clone();
-            hit["repo"] = serde_json::Value::String(a.repo.clone());
-            hit["commit"] = serde_json::Value::String(a.commit.clone());
-            hits.push(hit);
-        }
-    }
-    if command == Command::Search {
-        hits.sort_by(|a, b| {
-            let score = |h: &serde_json::Value| h["score"].as_f64().unwrap_or(0.0);
-            score(b)
-                .total_cmp(&score(a))
-                .then_with(|| a["repo"].as_str().cmp(&b["repo"].as_str()))
-                .then_with(|| a["path"].as_str().cmp(&b["path"].as_str()))
-        });
-        hits.truncate(top_k);
-    }
-    hits
 }
 
 /// `lode serve shard`.

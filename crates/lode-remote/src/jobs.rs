@@ -63,6 +63,16 @@ impl Job {
     }
 }
 
+/// A repository as the queue and the catalog name it: a local directory by
+/// its absolute path (builders and shard nodes run elsewhere), anything
+/// else (a URL) as given.
+pub fn repo_name(given: &str) -> String {
+    match std::fs::canonicalize(given) {
+        Ok(path) if path.is_dir() => path.to_string_lossy().into_owned(),
+        _ => given.to_string(),
+    }
+}
+
 fn is_commit_id(rev: &str) -> bool {
     rev.len() == 40 && rev.bytes().all(|b| b.is_ascii_hexdigit())
 }

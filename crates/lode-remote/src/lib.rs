@@ -16,7 +16,9 @@
 //!   by compare-and-swap, never to an older commit) names it.
 //! - [`serve::serve_node`], [`Remote::scatter`]: shard nodes holding
 //!   partitions of the repositories (rendezvous hashing over heartbeating
-//!   members), and the scatter-gather that asks them under a deadline.
+//!   members), and the scatter-gather that asks them under a deadline;
+//!   [`answers`] merges and renders what it gathers, for the CLI and
+//!   `lode mcp --remote` alike.
 //! - [`Remote::init`]: `lode cluster init`, every bucket and stream made up
 //!   front and reported ([`Held`]).
 //!
@@ -41,6 +43,7 @@
 
 #![deny(missing_docs)]
 
+pub mod answers;
 pub mod builder;
 mod cache;
 mod cluster;
@@ -52,6 +55,6 @@ mod store;
 
 pub use cache::{Outcome, RemoteReport, SharedCache, Transfer, index};
 pub use cluster::Held;
-pub use jobs::{Delivery, Enqueued, Job, Recorded, RepoEntry, repo_key};
+pub use jobs::{Delivery, Enqueued, Job, Recorded, RepoEntry, repo_key, repo_name};
 pub use key::CacheKey;
 pub use store::{Manifest, PART_BYTES, Remote, RemoteError};

@@ -32,6 +32,10 @@ pub(crate) const NODES: &str = "lode-nodes";
 /// A node whose heartbeat is older than this is gone.
 pub(crate) const NODE_TTL: Duration = Duration::from_secs(6);
 const HEARTBEAT: Duration = Duration::from_secs(2);
+/// How long a front (the CLI, `lode mcp --remote`) waits for the shard nodes.
+pub const QUERY_DEADLINE: Duration = Duration::from_secs(3);
+/// The least a partition's request waits before it is sent again.
+const RETRY_AFTER: Duration = Duration::from_millis(100);
 /// How often a node reads the catalog and the members.
 const RESYNC: Duration = Duration::from_secs(2);
 
@@ -162,20 +166,10 @@ impl Remote {
             None => (0..PARTITIONS).collect(),
         };
         let payload: bytes::Bytes = serde_json::to_vec(query).map_err(fail("query"))?.into();
-        let replies = self
-            .rt
-            .block_on(futures_util::future::join_all(partitions.iter().map(
-                |&p| {
-                    let payload = payload.clone();
-                    async move {
-                        let asked = self.client.request(subject(p), payload);
-                        match tokio::time::timeout(deadline, asked).await {
-                            Ok(Ok(m)) => serde_json::from_slice::<PartitionAnswer>(&m.payload).ok(),
-                            _ => None,
-                        }
-                    }
-                },
-            )));
+        let asked = partitions
+            .iter()
+            .map(|&p| self.ask_partition(p, payload.clone(), deadline));
+        let replies = self.rt.block_on(futures_util::future::join_all(asked));
         let mut gathered = Gathered {
             answers: Vec::new(),
             partial: false,
@@ -196,6 +190,33 @@ impl Remote {
         }
         gathered.answers.sort_by(|a, b| a.repo.cmp(&b.repo));
         Ok(gathered)
+    }
+
+    /// One partition's answer within `deadline`. A request that goes
+    /// unanswered for a third of it is sent again: the node it reached may
+    /// have died with it, and a replica answers the second; with no node
+    /// subscribed yet, it is asked again shortly.
+    async fn ask_partition(
+        &self,
+        partition: u32,
+        payload: bytes::Bytes,
+        deadline: Duration,
+    ) -> Option<PartitionAnswer> {
+        let started = Instant::now();
+        let per_try = (deadline / 3).max(RETRY_AFTER);
+        loop {
+            let left = deadline.saturating_sub(started.elapsed());
+            if left.is_zero() {
+                return None;
+            }
+            let asked = self.client.request(subject(partition), payload.clone());
+            match tokio::time::timeout(per_try.min(left), asked).await {
+                Ok(Ok(m)) => return serde_json::from_slice(&m.payload).ok(),
+                // No responders, or the connection is down: a moment, then again.
+                Ok(Err(_)) => tokio::time::sleep(RETRY_AFTER.min(left)).await,
+                Err(_) => {}
+            }
+        }
     }
 
     fn live_nodes(&self) -> Result<BTreeSet<String>> {
@@ -255,7 +276,8 @@ pub fn serve_node(opts: &NodeOptions) -> Result<()> {
     let mut held: BTreeSet<u32> = BTreeSet::new();
     let mut subscriptions: BTreeMap<u32, tokio::task::JoinHandle<()>> = BTreeMap::new();
     let mut loaded: BTreeMap<String, Loaded> = BTreeMap::new();
-    let mut catalog: Vec<RepoEntry> = Vec::new();
+    // `None` until first read: until then no partition is ready.
+    let mut catalog: Option<Vec<RepoEntry>> = None;
     // Loads that failed, not tried again until the catalog names another commit.
     let mut failed: BTreeSet<(String, String)> = BTreeSet::new();
     let mut next_sync = Instant::now();
@@ -266,13 +288,11 @@ pub fn serve_node(opts: &NodeOptions) -> Result<()> {
                 Ok(live) => held = held_by(opts.name, &live),
                 Err(e) => (opts.note)(&format!("members: {e}")),
             }
-            resubscribe(&remote, &held, &mut subscriptions, &tx);
             match remote.repo_entries() {
-                Ok(entries) => catalog = entries,
+                Ok(entries) => catalog = Some(entries),
                 Err(e) => (opts.note)(&format!("catalog: {e}")),
             }
-            let mine: Vec<String> = catalog
-                .iter()
+            let mine: Vec<String> = (catalog.iter().flatten())
                 .filter(|e| held.contains(&partition(&e.repo)))
                 .map(|e| e.repo.clone())
                 .collect();
@@ -287,6 +307,16 @@ pub fn serve_node(opts: &NodeOptions) -> Result<()> {
                 }
             }
         }
+        let ready = Ready {
+            catalog: catalog.as_deref(),
+            loaded: &loaded,
+            failed: &failed,
+        };
+        if resubscribe(&remote, &held, &ready, &mut subscriptions, &tx) {
+            let serving: Vec<&u32> = subscriptions.keys().collect();
+            (opts.note)(&format!("serving partitions {serving:?}"));
+        }
+        let catalog = catalog.as_deref().unwrap_or_default();
         // One repository a pass, so requests keep being answered between loads.
         let pending = catalog.iter().find(|e| {
             held.contains(&partition(&e.repo))
@@ -319,7 +349,7 @@ pub fn serve_node(opts: &NodeOptions) -> Result<()> {
             Duration::from_millis(200)
         };
         while let Ok(message) = rx.recv_timeout(wait) {
-            let reply = answer(&message, opts.name, &loaded, &catalog);
+            let reply = answer(&message, opts.name, &loaded, catalog);
             if let Some(to) = message.reply {
                 let body: bytes::Bytes = serde_json::to_vec(&reply).unwrap_or_default().into();
                 let _ = remote.rt.block_on(bounded(remote.client.publish(to, body)));
@@ -343,13 +373,39 @@ fn start_heartbeat(remote: &Remote, name: &str) -> Result<()> {
     Ok(())
 }
 
-/// Subscribes to the partitions held and drops the others.
+/// Whether a partition newly held may be answered: the catalog has been
+/// read and each of its repositories is loaded (or failed to load). Until
+/// then its other replica answers it whole, where this node could only say
+/// `loading`; a partition no node holds yet is answered by none, and so
+/// reported missing rather than empty.
+struct Ready<'a> {
+    catalog: Option<&'a [RepoEntry]>,
+    loaded: &'a BTreeMap<String, Loaded>,
+    failed: &'a BTreeSet<(String, String)>,
+}
+
+impl Ready<'_> {
+    fn partition(&self, p: u32) -> bool {
+        let Some(catalog) = self.catalog else {
+            return false;
+        };
+        (catalog.iter().filter(|e| partition(&e.repo) == p)).all(|e| {
+            self.loaded.contains_key(&e.repo) || self.failed.iter().any(|(r, _)| r == &e.repo)
+        })
+    }
+}
+
+/// Subscribes to the partitions held once they are [`Ready`], and drops
+/// those no longer held (a partition subscribed stays so while held, even
+/// as new repositories arrive in it); whether the set changed.
 fn resubscribe(
     remote: &Remote,
     held: &BTreeSet<u32>,
+    ready: &Ready,
     subscriptions: &mut BTreeMap<u32, tokio::task::JoinHandle<()>>,
     tx: &mpsc::Sender<async_nats::Message>,
-) {
+) -> bool {
+    let before = subscriptions.len();
     subscriptions.retain(|p, task| {
         let keep = held.contains(p);
         if !keep {
@@ -357,8 +413,9 @@ fn resubscribe(
         }
         keep
     });
+    let mut changed = subscriptions.len() != before;
     for &p in held {
-        if subscriptions.contains_key(&p) {
+        if subscriptions.contains_key(&p) || !ready.partition(p) {
             continue;
         }
         let client = remote.client.clone();
@@ -377,7 +434,9 @@ fn resubscribe(
             }
         });
         subscriptions.insert(p, task);
+        changed = true;
     }
+    changed
 }
 
 /// Checks out the entry's commit, installs its shard and opens it.
