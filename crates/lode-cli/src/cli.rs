@@ -342,6 +342,10 @@ pub enum Command {
         /// Do not watch the repositories: every call checks the tree with a stat pass.
         #[arg(long)]
         no_watch: bool,
+        /// Answer from the shared index service at these NATS servers instead of local
+        /// indexes: each tool takes `repo` (absent: every repository in the catalog).
+        #[arg(long, value_name = "URL")]
+        remote: Option<String>,
         #[command(flatten)]
         common: Common,
     },

@@ -136,8 +136,15 @@ fn run_once(cmd: Command) -> Result<u8> {
         }
         Command::Mcp {
             max_chars,
+            remote: Some(url),
+            common,
+            ..
+        } => crate::mcp::run_remote(common, max_chars, url),
+        Command::Mcp {
+            max_chars,
             max_open,
             no_watch,
+            remote: None,
             common,
         } => crate::mcp::run(common, max_chars, max_open, !no_watch),
         Command::Gateway { common } => crate::gateway::run(&common),

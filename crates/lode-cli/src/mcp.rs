@@ -37,6 +37,23 @@ pub fn run(common: Common, max_chars: usize, max_open: u16, watch: bool) -> Resu
     Ok(0)
 }
 
+/// `lode mcp --remote URL`: the tools answered by the shared index service's
+/// shard nodes; no local root, no index.
+pub fn run_remote(common: Common, max_chars: usize, url: String) -> Result<u8> {
+    let (config, server) = crate::remote::connect(&common, Some(url))?;
+    let server = lode_mcp::Server::remote(
+        Box::new(server),
+        lode_mcp::RemoteOptions {
+            config,
+            cache_dir: common.cache_dir,
+            max_chars,
+            deadline: lode_remote::serve::QUERY_DEADLINE,
+        },
+    );
+    lode_mcp::serve_stdio(server).map_err(|e| Error::io("stdin/stdout", e))?;
+    Ok(0)
+}
+
 /// Every `--root` of `lode mcp`, in order. The derived `Common` keeps one
 /// value per flag, so the command line is read again for all of them.
 fn roots() -> Vec<PathBuf> {

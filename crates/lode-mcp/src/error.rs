@@ -4,8 +4,9 @@ use std::fmt;
 
 /// A tool failure. `code` is one of lode's stable codes (`docs/json.md`):
 /// those of [`lode_core::ErrorCode`], plus `lode.bad_argument` (an argument
-/// missing, unknown, of the wrong type or too large) and `lode.internal` (a
-/// bug in lode; the server goes on).
+/// missing, unknown, of the wrong type or too large), `lode.remote` (the
+/// shared index service could not be asked) and `lode.internal` (a bug in
+/// lode; the server goes on).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ToolError {
     /// Stable, `lode.`-prefixed: what a client may branch on.
@@ -17,6 +18,8 @@ pub struct ToolError {
 impl ToolError {
     /// An argument missing, unknown, of the wrong type or out of range.
     pub const BAD_ARGUMENT: &'static str = "lode.bad_argument";
+    /// `lode mcp --remote`: the query could not be sent to the service.
+    pub const REMOTE: &'static str = "lode.remote";
     /// A bug in lode (a panic caught); the server goes on.
     pub const INTERNAL: &'static str = "lode.internal";
 

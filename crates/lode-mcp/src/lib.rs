@@ -36,6 +36,11 @@
 //!   answers malformed lines (parse errors, batches, bad ids, non-object
 //!   params, requests before `initialize`) with their error.
 //!
+//! - [`Server::remote`] serves [`remote::TOOLS`] instead (`lode mcp
+//!   --remote`): `search`, `grep`, `outline`, `callers` and `show` with a
+//!   `repo` argument, answered by the shared index service's shard nodes
+//!   through a [`remote::Service`], merged and cut to the same cap.
+//!
 //! Results are data: repository text is quoted (indented under its
 //! `path:start-end` line), and nothing in a result or a description is
 //! addressed to the model beyond what the tool does.
@@ -61,6 +66,7 @@ mod embedding;
 mod error;
 pub mod gate;
 mod overlay;
+pub mod remote;
 mod repos;
 mod server;
 mod tools;
@@ -68,6 +74,7 @@ mod watch;
 
 pub use answer::Answer;
 pub use error::ToolError;
+pub use remote::RemoteOptions;
 pub use repos::{Repo, Repos, Target};
 pub use server::{Server, serve_stdio};
 pub use tools::{Arg, Call, Kind, TOOLS, ToolDef};

@@ -13,7 +13,8 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 
 use crate::args::JsonObject;
-use crate::tools::{Call, TOOLS};
+use crate::remote::{self, RemoteOptions, Service};
+use crate::tools::{Arg, Call, TOOLS, schema, thousands};
 use crate::{Answer, Options, Repos, ToolError};
 
 /// The lode MCP server. Cheap to clone (shared state behind an `Arc`).
@@ -23,13 +24,24 @@ pub struct Server {
 }
 
 struct Inner {
-    repos: Repos,
+    face: Face,
     /// The diagnostics log, when the user config switched it on.
     log: Option<DiagnosticsLog>,
     max_chars: usize,
     /// The `tools/list` answer, built once: descriptions name the cap and
     /// the roots, which do not change while the server runs.
     tools: Vec<Tool>,
+}
+
+/// What answers the calls.
+enum Face {
+    /// The served roots' own indexes.
+    Local(Box<Repos>),
+    /// The shared index service (`lode mcp --remote`).
+    Remote {
+        service: Box<dyn Service>,
+        deadline: Duration,
+    },
 }
 
 impl Server {
@@ -39,31 +51,53 @@ impl Server {
         let max_chars = options.max_chars.max(200);
         let tools = TOOLS
             .iter()
+            .map(|t| listed(t.name, &t.description(max_chars), t.schema(Some(&repos))))
+            .collect();
+        let log = DiagnosticsLog::open(&options.config.diagnostics, options.cache_dir.as_deref());
+        Ok(Server::with(
+            Face::Local(Box::new(repos)),
+            log,
+            max_chars,
+            tools,
+        ))
+    }
+
+    /// The coordinator of the shared index service: the tools of
+    /// [`remote::TOOLS`], answered by `service`'s shard nodes.
+    pub fn remote(service: Box<dyn Service>, options: RemoteOptions) -> Server {
+        let max_chars = options.max_chars.max(200);
+        let tools = remote::TOOLS
+            .iter()
             .map(|t| {
-                let schema = match t.schema(&repos) {
-                    serde_json::Value::Object(o) => o,
-                    _ => JsonObject::new(),
-                };
-                Tool::new(t.name, t.description(max_chars), schema)
-                    .with_annotations(ToolAnnotations::new().read_only(true))
+                let description = t.description.replace("{cap}", &thousands(max_chars));
+                listed(t.name, &description, schema(t.args, None))
             })
             .collect();
-        Ok(Server {
+        let log = DiagnosticsLog::open(&options.config.diagnostics, options.cache_dir.as_deref());
+        let face = Face::Remote {
+            service,
+            deadline: options.deadline,
+        };
+        Server::with(face, log, max_chars, tools)
+    }
+
+    fn with(face: Face, log: Option<DiagnosticsLog>, max_chars: usize, tools: Vec<Tool>) -> Server {
+        Server {
             inner: Arc::new(Inner {
-                repos,
-                log: DiagnosticsLog::open(
-                    &options.config.diagnostics,
-                    options.cache_dir.as_deref(),
-                ),
+                face,
+                log,
                 max_chars,
                 tools,
             }),
-        })
+        }
     }
 
-    /// The repositories it serves.
-    pub fn repos(&self) -> &Repos {
-        &self.inner.repos
+    /// The repositories it serves; `None` for the shared index service.
+    pub fn repos(&self) -> Option<&Repos> {
+        match &self.inner.face {
+            Face::Local(repos) => Some(repos),
+            Face::Remote { .. } => None,
+        }
     }
 
     /// What `tools/list` returns.
@@ -71,11 +105,40 @@ impl Server {
         &self.inner.tools
     }
 
+    /// The arguments of the tool `name`; `None` when it has no such tool.
+    fn args_of(&self, name: &str) -> Option<&'static [Arg]> {
+        match &self.inner.face {
+            Face::Local(_) => TOOLS.iter().find(|t| t.name == name).map(|t| t.args),
+            Face::Remote { .. } => (remote::TOOLS.iter().find(|t| t.name == name)).map(|t| t.args),
+        }
+    }
+
     /// Answers one call, blocking (index work is synchronous). `None` when no
     /// tool has this name. A failure is a result with `isError`, never a panic
     /// reaching the caller: a panicking tool is reported as `lode.internal`.
     pub fn call(&self, name: &str, arguments: JsonObject) -> Option<CallToolResult> {
-        let tool = TOOLS.iter().find(|t| t.name == name)?;
+        let max_chars = self.inner.max_chars;
+        type Run<'a> = Box<dyn FnOnce(JsonObject) -> Result<Answer, ToolError> + 'a>;
+        let run: Run = match &self.inner.face {
+            Face::Local(repos) => {
+                let tool = TOOLS.iter().find(|t| t.name == name)?;
+                Box::new(move |arguments| {
+                    (tool.run)(Call {
+                        tool,
+                        arguments,
+                        repos,
+                        max_chars,
+                    })
+                })
+            }
+            Face::Remote { service, deadline } => {
+                let tool = remote::TOOLS.iter().find(|t| t.name == name)?;
+                let service = service.as_ref();
+                Box::new(move |arguments| {
+                    remote::run(tool, service, arguments, max_chars, *deadline)
+                })
+            }
+        };
         let started = Instant::now();
         diagnostics::begin();
         // Kept only for a log that may record queries (never the trace).
@@ -85,13 +148,7 @@ impl Server {
             .as_ref()
             .filter(|l| l.log_queries())
             .map(|_| loggable(&arguments));
-        let call = Call {
-            tool,
-            arguments,
-            repos: &self.inner.repos,
-            max_chars: self.inner.max_chars,
-        };
-        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| (tool.run)(call)));
+        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run(arguments)));
         let outcome = match outcome {
             Ok(outcome) => outcome,
             Err(panic) => Err(ToolError::new(
@@ -112,6 +169,16 @@ impl Server {
             Err(e) => Answer::error(&e),
         })
     }
+}
+
+/// A tool as `tools/list` shows it: read-only, every one.
+fn listed(name: &'static str, description: &str, schema: serde_json::Value) -> Tool {
+    let schema = match schema {
+        serde_json::Value::Object(o) => o,
+        _ => JsonObject::new(),
+    };
+    Tool::new(name, description.to_string(), schema)
+        .with_annotations(ToolAnnotations::new().read_only(true))
 }
 
 /// A call's arguments as the log may keep them: no `context` (a trace is
@@ -159,9 +226,9 @@ impl ServerHandler for Server {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let name = request.name.to_string();
-        if !TOOLS.iter().any(|t| t.name == name) {
+        let Some(args) = self.args_of(&name) else {
             // The protocol's answer to an unknown tool (not a tool result).
-            let names: Vec<&str> = TOOLS.iter().map(|t| t.name).collect();
+            let names: Vec<&str> = self.inner.tools.iter().map(|t| t.name.as_ref()).collect();
             return Err(ErrorData::invalid_params(
                 format!(
                     "unknown tool {:?}; lode has {}",
@@ -170,7 +237,7 @@ impl ServerHandler for Server {
                 ),
                 None,
             ));
-        }
+        };
         let server = self.clone();
         let mut arguments = request.arguments.unwrap_or_default();
         // `_meta.overlay`: the host's out-of-band form of the `overlay` argument.
@@ -179,10 +246,6 @@ impl ServerHandler for Server {
             .as_ref()
             .and_then(|m| m.get(crate::overlay::KEY));
         let meta = meta.or_else(|| context.meta.get(crate::overlay::KEY));
-        let args = TOOLS
-            .iter()
-            .find(|t| t.name == name)
-            .map_or(&[][..], |t| t.args);
         if let Err(e) = crate::overlay::from_meta(args, &mut arguments, meta) {
             return Ok(Answer::error(&e).into());
         }

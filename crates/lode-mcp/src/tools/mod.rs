@@ -105,7 +105,7 @@ impl Arg {
         }
     }
 
-    fn schema(&self, repos: &Repos) -> Value {
+    fn schema(&self, repos: Option<&Repos>) -> Value {
         let described = |mut v: Value, d: Option<&str>| {
             if let Some(d) = d {
                 v["description"] = d.into();
@@ -196,36 +196,38 @@ impl ToolDef {
     }
 
     /// The JSON Schema of its arguments.
-    pub fn schema(&self, repos: &Repos) -> Value {
-        let properties: Map<String, Value> = self
-            .args
-            .iter()
-            .map(|a| (a.name.to_string(), a.schema(repos)))
-            .collect();
-        let mut schema = json!({
-            "type": "object",
-            "properties": properties,
-            "additionalProperties": false,
-        });
-        let required: Vec<&str> = self
-            .args
-            .iter()
-            .filter(|a| a.required)
-            .map(|a| a.name)
-            .collect();
-        if !required.is_empty() {
-            schema["required"] = json!(required);
-        }
-        schema
+    pub fn schema(&self, repos: Option<&Repos>) -> Value {
+        schema(self.args, repos)
     }
+}
+
+/// The JSON Schema of a tool's arguments; `repos` says where relative paths
+/// start (`None`: no local repositories).
+pub(crate) fn schema(args: &[Arg], repos: Option<&Repos>) -> Value {
+    let properties: Map<String, Value> = args
+        .iter()
+        .map(|a| (a.name.to_string(), a.schema(repos)))
+        .collect();
+    let mut schema = json!({
+        "type": "object",
+        "properties": properties,
+        "additionalProperties": false,
+    });
+    let required: Vec<&str> = args.iter().filter(|a| a.required).map(|a| a.name).collect();
+    if !required.is_empty() {
+        schema["required"] = json!(required);
+    }
+    schema
 }
 
 /// The `path` argument. With one root, relative paths start there (absolute
 /// ones inside it work too) and the schema need not say so; with several, it
 /// names the first, where relative paths start.
-fn path_property(repos: &Repos, what: &str) -> Value {
-    let roots: Vec<String> = repos.roots().map(|r| r.display().to_string()).collect();
-    let description = if roots.len() == 1 {
+fn path_property(repos: Option<&Repos>, what: &str) -> Value {
+    let roots: Vec<String> = (repos.into_iter().flat_map(|r| r.roots()))
+        .map(|r| r.display().to_string())
+        .collect();
+    let description = if roots.len() <= 1 {
         what.to_string()
     } else {
         format!(
@@ -392,7 +394,7 @@ impl<R: Ranked> Items for RankedItems<R> {
 }
 
 /// `12000` → `12,000`.
-fn thousands(n: usize) -> String {
+pub(crate) fn thousands(n: usize) -> String {
     let s = n.to_string();
     let mut out = String::new();
     for (i, c) in s.chars().enumerate() {
@@ -413,7 +415,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let repos = Repos::new(&crate::Options::new(vec![dir.path().to_path_buf()])).unwrap();
         for t in TOOLS {
-            let schema = t.schema(&repos);
+            let schema = t.schema(Some(&repos));
             let props: Vec<&str> = schema["properties"]
                 .as_object()
                 .unwrap()
@@ -455,10 +457,10 @@ mod tests {
             "required": ["symbol"],
             "additionalProperties": false,
         });
-        assert_eq!(callers.schema(&repos), expected);
+        assert_eq!(callers.schema(Some(&repos)), expected);
         // With every argument optional, none is listed as required.
         let map = TOOLS.iter().find(|t| t.name == "map").unwrap();
-        assert!(map.schema(&repos).get("required").is_none());
+        assert!(map.schema(Some(&repos)).get("required").is_none());
     }
 
     /// A server over a repository of `files` Python files that all match

@@ -75,7 +75,7 @@ fn calls_answer_while_the_embedding_phase_runs_on_its_thread() {
         !v["hits"].as_array().unwrap().is_empty(),
         "lexical hits: {v}"
     );
-    assert!(server.repos().repo(0).is_embedding());
+    assert!(server.repos().unwrap().repo(0).is_embedding());
 
     // A newer build while the phase waits on its first batch: the call answers
     // at once from the new state, and the phase goes on with it.
@@ -98,7 +98,7 @@ fn calls_answer_while_the_embedding_phase_runs_on_its_thread() {
     };
     assert!(!notes(&done).contains("partial"), "{done}");
     let started = Instant::now();
-    while server.repos().repo(0).is_embedding() {
+    while server.repos().unwrap().repo(0).is_embedding() {
         assert!(
             started.elapsed() < Duration::from_secs(5),
             "the thread did not end"
