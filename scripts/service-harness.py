@@ -17,13 +17,18 @@ time:
   parsing nothing;
 - three `lode serve shard` nodes load every repository of their partitions
   and answer `search --repo` exactly as a local index, and `--all-repos`
-  from every repository; a node killed, then a second: every partition is
-  taken over and answers are complete again; all gone: `partial`, every
-  partition missing, within the deadline.
+  from every repository, and so does `lode mcp --remote`;
+- one nats-server killed as new commits are built and uploaded: queries go
+  on, the builds are recorded; restarted, the next build is recorded too;
+- 2,000 queries through `lode mcp --remote`, a shard node killed with SIGKILL
+  among them: no answer is partial, and within 30 s every partition is on two
+  nodes again; a second node killed: the last one takes every partition
+  over; all gone: `partial`, every partition missing, within the deadline.
 """
 
 import json
 import os
+import queue
 import shutil
 import signal
 import socket
@@ -127,7 +132,7 @@ def main():
     try:
         url = start_cluster(nats_server, tmp, servers)
         repos = scenario(lode, url, tmp, builders)
-        shard_nodes(lode, url, tmp, repos, builders)
+        shard_nodes(lode, url, tmp, repos, builders, servers)
     finally:
         for b in builders:
             b.stop()
@@ -281,6 +286,64 @@ class Node:
         self.proc.wait()
 
 
+class Mcp:
+    """`lode mcp --remote`, spoken to over stdio as an MCP client would."""
+
+    def __init__(self, lode, url, config, log):
+        self.proc = subprocess.Popen(
+            [lode, "mcp", "--remote", url, "--config", str(config)],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=open(log, "w"), text=True)
+        self._start()
+
+    def _start(self):
+        self.lines = queue.Queue()
+        threading.Thread(target=self._read, daemon=True).start()
+        self.next_id = 0
+        self.request("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
+                                    "clientInfo": {"name": "harness", "version": "1"}})
+        self._send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+
+    def _read(self):
+        for line in self.proc.stdout:
+            self.lines.put(line)
+        self.lines.put(None)
+
+    def _send(self, message):
+        self.proc.stdin.write(json.dumps(message) + "\n")
+        self.proc.stdin.flush()
+
+    def request(self, method, params):
+        self.next_id += 1
+        self._send({"jsonrpc": "2.0", "id": self.next_id, "method": method, "params": params})
+        while True:
+            try:
+                line = self.lines.get(timeout=30)
+            except queue.Empty:
+                fail(f"lode mcp --remote: no answer to {method} within 30 s")
+            if line is None:
+                fail(f"lode mcp --remote closed its output (exit {self.proc.wait()})")
+            message = json.loads(line)
+            if message.get("id") == self.next_id:
+                if "error" in message:
+                    fail(f"lode mcp --remote: {method}: {message['error']}")
+                return message["result"]
+
+    def call(self, tool, **arguments):
+        """A tool's JSON answer (`structuredContent`)."""
+        r = self.request("tools/call", {"name": tool, "arguments": arguments})
+        if r.get("isError"):
+            fail(f"lode mcp --remote: {tool} failed: {r['content'][0]['text'][:300]}")
+        return r["structuredContent"]
+
+    def stop(self):
+        self.proc.stdin.close()
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+
+
 def ask(lode, url, config, *args):
     p = subprocess.run([lode, *args, "--json", "--remote", url, "--config", str(config)],
                        capture_output=True, text=True, timeout=60)
@@ -316,7 +379,7 @@ def wait_complete(lode, url, config, repos, within, what):
         time.sleep(1)
 
 
-def shard_nodes(lode, url, tmp, repos, builders):
+def shard_nodes(lode, url, tmp, repos, builders, servers):
     config = tmp / "config.toml"
     nodes = [Node(lode, f"node-{n}", url, tmp / f"node{n}", config) for n in range(3)]
     builders.extend(nodes)
@@ -337,6 +400,7 @@ def shard_nodes(lode, url, tmp, repos, builders):
     got = [(h["path"], h["start_line"], h["end_line"], round(h["score"], 6))
            for h in remote["hits"]]
     check(got == want, "and exactly as a local index of the same commit")
+    want_search = want
     g = ask(lode, url, config, "grep", r"def changed_3\(", "--all-repos")
     check(g["hits"] and {h["repo"] for h in g["hits"]} == {r3},
           "grep --all-repos finds the one repository that defines it")
@@ -353,6 +417,7 @@ def shard_nodes(lode, url, tmp, repos, builders):
     got = c["answers"][0]["answer"] if c["answers"] else {}
     check(got.get("children") and got["children"] == want["children"],
           "callers --repo answers as a local index of the same commit")
+    want_callers = want
     s = ask(lode, url, config, "show", "helper_3_1", "--repo", r3)
     got = s["answers"][0]["answer"] if s["answers"] else {}
     check("handler_3_1" in "".join(got.get("lines", [])) and "helper_3_1" in got.get("text", ""),
@@ -367,6 +432,28 @@ def shard_nodes(lode, url, tmp, repos, builders):
                              capture_output=True, text=True, timeout=60)
     check(missing.returncode == 1 and "not_found" in missing.stdout,
           "outline of a path the repository lacks: not_found, exit 1")
+
+    # The same through `lode mcp --remote`, the agents' front.
+    mcp = Mcp(lode, url, config, tmp / "mcp.log")
+    builders.append(mcp)
+    names = [t["name"] for t in mcp.request("tools/list", {})["tools"]]
+    check(names == ["search", "grep", "outline", "callers", "show"],
+          f"lode mcp --remote lists the service's tools ({names})")
+    ms = mcp.call("search", query="changed_3", repo=r3)
+    got = [(h["path"], h["start_line"], h["end_line"], round(h["score"], 6)) for h in ms["hits"]]
+    check(got == want_search and ms["served"] == [{"repo": r3, "commit": repos[r3]}],
+          "its search with repo answers as a local index of the same commit")
+    mc = mcp.call("callers", symbol="handler_3_1", repo=r3)
+    check(mc["answers"] and mc["answers"][0]["answer"]["children"] == want_callers["children"],
+          "and so do its callers")
+    ma = mcp.call("search", query="handler request", top_k=10)
+    cli = ask(lode, url, config, "search", "handler request", "--all-repos", "-k", "10")
+    place = lambda a: [(h["repo"], h["path"], h["start_line"], round(h["score"], 6))
+                       for h in a["hits"]]
+    check(not ma["partial"] and len(ma["served"]) == len(repos) and len(ma["hits"]) == 10
+          and place(ma) == place(cli),
+          f"its search without repo merges all {len(ma['served'])} repositories as the CLI does "
+          f"(partial {ma['partial']}, {len(ma['hits'])} hits)")
 
     # A new commit of one repository while it is asked: each answer is wholly one commit.
     r5 = tmp / "repos" / "r05"
@@ -405,8 +492,12 @@ def shard_nodes(lode, url, tmp, repos, builders):
           f"({answers[old]} old, {answers[None]} partial with none, then the new)")
     repos[str(r5)] = new
 
-    # A node killed: every partition still answers, at once or after a takeover.
-    nodes[0].stop()
+    # A NATS node killed while new commits are built and uploaded.
+    nats_node_killed(lode, url, tmp, repos, servers, mcp)
+    wait_complete(lode, url, config, repos, 120, "after the NATS node came back")
+
+    # A node killed under load: its partitions' replicas answer every query.
+    under_load(mcp, repos, nodes, tmp)
     wait_complete(lode, url, config, repos, 90, "one node killed")
     check(True, "one node killed: all repositories still served")
     nodes[1].stop()
@@ -420,6 +511,102 @@ def shard_nodes(lode, url, tmp, repos, builders):
     check(a["partial"] and len(a["missing_partitions"]) == 8,
           f"no node left: partial, every partition missing ({a['missing_partitions']})")
     check(took < 10, f"within the deadline ({took:.1f} s)")
+
+
+def catalog_commits(lode, url, config):
+    p = subprocess.run([lode, "catalog", "--json", "--remote", url, "--config", str(config)],
+                       capture_output=True, text=True, timeout=60)
+    if p.returncode != 0:
+        return {}
+    return {e["repo"]: e["commit"] for e in json.loads(p.stdout)["repositories"]}
+
+
+def commit_and_enqueue(lode, url, config, root, name):
+    (root / "src" / f"{name}.py").write_text(f"def {name}():\n    return 1\n")
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", name)
+    lode_json([lode, "enqueue", str(root), "--json", "--remote", url, "--config", str(config)])
+    return git(root, "rev-parse", "HEAD")
+
+
+def nats_node_killed(lode, url, tmp, repos, servers, mcp):
+    """One of the three nats-server nodes killed with SIGKILL as six new commits
+    are enqueued: queries through `lode mcp --remote` go on, the six builds
+    finish and are recorded; the node restarted, a seventh build is recorded
+    too."""
+    config = tmp / "config.toml"
+    names = sorted(repos)
+    new = {}
+    for i in range(10, 16):
+        root = tmp / "repos" / f"r{i:02}"
+        new[str(root)] = commit_and_enqueue(lode, url, config, root, f"during_outage_{i}")
+    servers[1].kill()
+    servers[1].wait()
+    killed_at = time.time()
+    asked = complete = 0
+    while True:
+        for _ in range(20):
+            repo = names[asked % len(names)]
+            a = mcp.call("search", query="handler request", repo=repo, top_k=3)
+            asked += 1
+            complete += not a["partial"] and len(a["served"]) == 1
+        recorded = catalog_commits(lode, url, config)
+        if all(recorded.get(r) == c for r, c in new.items()):
+            break
+        if time.time() - killed_at > 180:
+            fail(f"builds did not finish with a NATS node down: "
+                 f"{sum(recorded.get(r) == c for r, c in new.items())} of 6 recorded")
+    took = time.time() - killed_at
+    check(complete >= 0.9 * asked,
+          f"a NATS node killed during uploads: {complete} of {asked} queries complete meanwhile")
+    check(True, f"and the six builds finished and were recorded ({took:.0f} s)")
+    servers[1] = subprocess.Popen(servers[1].args, stdout=subprocess.DEVNULL,
+                                  stderr=subprocess.DEVNULL)
+    root = tmp / "repos" / "r16"
+    new[str(root)] = commit_and_enqueue(lode, url, config, root, "after_restart")
+    deadline = time.time() + 120
+    while catalog_commits(lode, url, config).get(str(root)) != new[str(root)]:
+        if time.time() > deadline:
+            fail("the NATS node restarted: a build enqueued after it was not recorded in 120 s")
+        time.sleep(0.5)
+    check(True, "the NATS node restarted: a build enqueued after it is recorded")
+    repos.update(new)
+
+
+def serving(log):
+    """The partitions a node last said it serves."""
+    lines = [l for l in log.read_text().splitlines() if "serving partitions" in l]
+    return set(json.loads(lines[-1].split("serving partitions ", 1)[1])) if lines else set()
+
+
+def under_load(mcp, repos, nodes, tmp, queries=2000, kill_at=200):
+    """`queries` repository-scoped searches through `lode mcp --remote`, one
+    shard node killed with SIGKILL after `kill_at` of them: none is partial,
+    every one is served at the catalog's commit, and the two nodes left serve
+    every partition again (each is on two nodes) within 30 s of the kill."""
+    names = sorted(repos)
+    bad, killed_at, start = [], None, time.time()
+    for i in range(queries):
+        if i == kill_at:
+            nodes[0].stop()
+            killed_at = time.time()
+        repo = names[i % len(names)]
+        a = mcp.call("search", query="handler request", repo=repo, top_k=3)
+        if a["partial"] or a["served"] != [{"repo": repo, "commit": repos[repo]}]:
+            bad.append((i, repo, a["partial"], a["missing_partitions"], a["loading"][:1]))
+    took = time.time() - start
+    check(not bad, f"{queries} queries, a node killed after {kill_at}: none partial or "
+          f"incomplete ({len(bad)} were: {bad[:3]}; {queries / took:.0f} queries/s)")
+    everything = set(range(8))
+    while True:
+        if all(serving(tmp / f"{n.name}.log") == everything for n in nodes[1:]):
+            break
+        if time.time() - killed_at > 30:
+            fail(f"partitions not re-replicated within 30 s of the kill: "
+                 f"{[sorted(serving(tmp / f'{n.name}.log')) for n in nodes[1:]]}")
+        time.sleep(0.5)
+    check(True, f"every partition on two nodes again {time.time() - killed_at:.0f} s "
+          f"after the kill")
 
 
 if __name__ == "__main__":
