@@ -40,7 +40,7 @@ pub fn run(common: Common, max_chars: usize, max_open: u16, watch: bool) -> Resu
 /// `lode mcp --remote URL`: the tools answered by the shared index service's
 /// shard nodes; no local root, no index.
 pub fn run_remote(common: Common, max_chars: usize, url: String) -> Result<u8> {
-    let (config, server) = crate::remote::connect(&common, Some(url))?;
+    let (config, server) = crate::remote::connect_serving(&common, url)?;
     let server = lode_mcp::Server::remote(
         Box::new(server),
         lode_mcp::RemoteOptions {

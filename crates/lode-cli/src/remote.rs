@@ -69,20 +69,89 @@ pub enum ClusterCommand {
         #[command(flatten)]
         common: Common,
     },
+    /// Set the repositories an identity's queries are answered from (names, or prefixes
+    /// ending in `*`), replacing its list; once any list exists, an identity without one is
+    /// answered from none. Run with an account that may write `lode-access`.
+    Allow {
+        /// The identity (`[remote] identity` of its clients, else their NATS user).
+        identity: String,
+        /// Repository names or prefixes ending in `*`; none: it sees no repository.
+        #[arg(allow_hyphen_values = true)]
+        patterns: Vec<String>,
+        /// Remove the identity's list instead.
+        #[arg(long, conflicts_with = "patterns")]
+        remove: bool,
+        /// The NATS servers (default: `[remote] url` in the user config).
+        #[arg(long, value_name = "URL")]
+        remote: Option<String>,
+        #[command(flatten)]
+        common: Common,
+    },
+    /// List every identity's allow-list (none: every identity sees every repository).
+    Access {
+        /// The NATS servers (default: `[remote] url` in the user config).
+        #[arg(long, value_name = "URL")]
+        remote: Option<String>,
+        #[command(flatten)]
+        common: Common,
+    },
 }
 
 impl ClusterCommand {
     pub fn common(&self) -> &Common {
         match self {
-            ClusterCommand::Init { common, .. } => common,
+            ClusterCommand::Init { common, .. }
+            | ClusterCommand::Allow { common, .. }
+            | ClusterCommand::Access { common, .. } => common,
         }
     }
 }
 
-/// `lode cluster init`: what lode keeps in JetStream, made and listed.
+/// `lode cluster …`.
 pub fn cluster(what: ClusterCommand) -> Result<u8> {
-    let ClusterCommand::Init { remote, common } = what;
-    let (_, server) = connect(&common, remote)?;
+    match what {
+        ClusterCommand::Init { remote, common } => cluster_init(remote, &common),
+        ClusterCommand::Allow {
+            identity,
+            patterns,
+            remove,
+            remote,
+            common,
+        } => {
+            let (_, server) = connect(&common, remote)?;
+            let allowed = lode_remote::access::Allowed { repos: patterns };
+            let list = (!remove).then_some(&allowed);
+            server.allow(&identity, list).map_err(remote_err)?;
+            cluster_access(server, &common)
+        }
+        ClusterCommand::Access { remote, common } => {
+            let (_, server) = connect(&common, remote)?;
+            cluster_access(server, &common)
+        }
+    }
+}
+
+/// `lode cluster access`: every allow-list, by identity.
+fn cluster_access(server: lode_remote::Remote, common: &Common) -> Result<u8> {
+    let access = server.access().map_err(remote_err)?;
+    if common.json {
+        print_json(&serde_json::json!({"command": "cluster access", "allowed": access.lists()}));
+    } else if access.lists().is_empty() {
+        println!("no allow-lists: every identity sees every repository");
+    } else {
+        for (identity, allowed) in access.lists() {
+            let repos: Vec<_> = (allowed.repos.iter())
+                .map(|r| lode_core::shown::field(r))
+                .collect();
+            println!("{identity}  {}", repos.join(" "));
+        }
+    }
+    Ok(0)
+}
+
+/// `lode cluster init`: what lode keeps in JetStream, made and listed.
+fn cluster_init(remote: Option<String>, common: &Common) -> Result<u8> {
+    let (_, server) = connect(common, remote)?;
     let held = server.init().map_err(remote_err)?;
     if common.json {
         print_json(&serde_json::json!({"command": "cluster init", "held": held}));
@@ -125,6 +194,13 @@ fn connect_args(common: &Common, remote: Option<String>) -> Result<(Config, Stri
 pub fn connect(common: &Common, remote: Option<String>) -> Result<(Config, lode_remote::Remote)> {
     let (config, url) = connect_args(common, remote)?;
     let server = lode_remote::Remote::connect(&url, &config.remote).map_err(remote_err)?;
+    Ok((config, server))
+}
+
+/// [`connect`] for `lode mcp --remote`, which serves until stopped.
+pub fn connect_serving(common: &Common, url: String) -> Result<(Config, lode_remote::Remote)> {
+    let (config, url) = connect_args(common, Some(url))?;
+    let server = lode_remote::Remote::connect_serving(&url, &config.remote).map_err(remote_err)?;
     Ok((config, server))
 }
 

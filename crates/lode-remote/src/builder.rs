@@ -89,7 +89,7 @@ impl JobError {
 
 /// Runs a builder until a limit is reached; returns the jobs it finished.
 pub fn serve(opts: &BuilderOptions) -> Result<usize, RemoteError> {
-    let remote = Remote::connect(opts.url, opts.settings)?;
+    let remote = Remote::connect_serving(opts.url, opts.settings)?;
     let mut done = 0;
     let mut idle_since = Instant::now();
     while opts.max_jobs.is_none_or(|m| done < m) {

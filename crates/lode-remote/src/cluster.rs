@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use serde::Serialize;
 
+use crate::access::ACCESS;
 use crate::jobs::{REPOS, STREAM};
 use crate::serve::{NODE_TTL, NODES};
 use crate::store::{CATALOG, CLAIMS, Remote, Result, SHARDS, bounded, fail, open_kv};
@@ -29,13 +30,14 @@ pub struct Held {
 }
 
 /// What lode keeps, each as (name, kind, its stream).
-fn layout() -> [(&'static str, &'static str, String); 6] {
+fn layout() -> [(&'static str, &'static str, String); 7] {
     [
         (CATALOG, "kv", format!("KV_{CATALOG}")),
         (CLAIMS, "kv", format!("KV_{CLAIMS}")),
         (SHARDS, "object store", format!("OBJ_{SHARDS}")),
         (REPOS, "kv", format!("KV_{REPOS}")),
         (NODES, "kv", format!("KV_{NODES}")),
+        (ACCESS, "kv", format!("KV_{ACCESS}")),
         (STREAM, "stream", STREAM.to_string()),
     ]
 }
@@ -47,6 +49,7 @@ impl Remote {
         self.rt.block_on(async {
             open_kv(&self.js, REPOS, Duration::ZERO).await?;
             open_kv(&self.js, NODES, NODE_TTL).await?;
+            open_kv(&self.js, ACCESS, Duration::ZERO).await?;
             self.jobs_stream().await?;
             let mut held = Vec::new();
             for (name, kind, stream) in layout() {

@@ -19,6 +19,8 @@
 //!   members), and the scatter-gather that asks them under a deadline;
 //!   [`answers`] merges and renders what it gathers, for the CLI and
 //!   `lode mcp --remote` alike.
+//! - [`access`]: the allow-list of each client identity, applied by the
+//!   shard nodes to every answer.
 //! - [`Remote::init`]: `lode cluster init`, every bucket and stream made up
 //!   front and reported ([`Held`]).
 //!
@@ -43,6 +45,7 @@
 
 #![deny(missing_docs)]
 
+pub mod access;
 pub mod answers;
 pub mod builder;
 mod cache;

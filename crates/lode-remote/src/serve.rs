@@ -20,6 +20,7 @@ use lode_core::Config;
 use lode_index::{Index, IndexLocation, RefreshOptions};
 use serde::{Deserialize, Serialize};
 
+use crate::access::Access;
 use crate::jobs::{Job, RepoEntry, repo_key};
 use crate::key::CacheKey;
 use crate::store::{Remote, RemoteError, Result, bounded, fail, open_kv};
@@ -153,8 +154,10 @@ pub struct Gathered {
     pub loading: Vec<String>,
 }
 
-fn subject(partition: u32) -> String {
-    format!("lode.q.{partition}")
+/// The subject a query for `partition` is asked on, under `identity`
+/// (see [`crate::access`]).
+fn subject(partition: u32, identity: &str) -> String {
+    format!("lode.q.{partition}.{identity}")
 }
 
 impl Remote {
@@ -192,10 +195,12 @@ impl Remote {
         Ok(gathered)
     }
 
-    /// One partition's answer within `deadline`. A request that goes
-    /// unanswered for a third of it is sent again: the node it reached may
-    /// have died with it, and a replica answers the second; with no node
-    /// subscribed yet, it is asked again shortly.
+    /// One partition's answer within `deadline`, hedged: a request still
+    /// unanswered after a sixth of the deadline is sent once more, and after
+    /// half of it once again, each answer awaited until the first comes (the
+    /// node a request reached may have died with it, or be slow, and a
+    /// replica answers the next). With no node subscribed, the partition is
+    /// asked again shortly.
     async fn ask_partition(
         &self,
         partition: u32,
@@ -203,17 +208,28 @@ impl Remote {
         deadline: Duration,
     ) -> Option<PartitionAnswer> {
         let started = Instant::now();
-        let per_try = (deadline / 3).max(RETRY_AFTER);
+        let subject = subject(partition, &self.identity);
+        let mut hedges = [deadline / 6, deadline / 2].into_iter();
+        let mut in_flight = futures_util::stream::FuturesUnordered::new();
+        let mut next_send = Duration::ZERO;
         loop {
-            let left = deadline.saturating_sub(started.elapsed());
-            if left.is_zero() {
+            let elapsed = started.elapsed();
+            if elapsed >= deadline {
                 return None;
             }
-            let asked = self.client.request(subject(partition), payload.clone());
-            match tokio::time::timeout(per_try.min(left), asked).await {
-                Ok(Ok(m)) => return serde_json::from_slice(&m.payload).ok(),
+            if elapsed >= next_send {
+                in_flight.push(self.client.request(subject.clone(), payload.clone()));
+                next_send = hedges.next().unwrap_or(deadline).max(elapsed + RETRY_AFTER);
+            }
+            let wait = next_send.min(deadline).saturating_sub(started.elapsed());
+            match tokio::time::timeout(wait, in_flight.next()).await {
+                Ok(Some(Ok(m))) => return serde_json::from_slice(&m.payload).ok(),
                 // No responders, or the connection is down: a moment, then again.
-                Ok(Err(_)) => tokio::time::sleep(RETRY_AFTER.min(left)).await,
+                Ok(Some(Err(_))) if in_flight.is_empty() => {
+                    next_send = next_send.min(started.elapsed() + RETRY_AFTER);
+                }
+                Ok(Some(Err(_))) => {}
+                Ok(None) => tokio::time::sleep(wait).await,
                 Err(_) => {}
             }
         }
@@ -270,7 +286,7 @@ impl Loaded {
 
 /// Runs a shard node until the process ends.
 pub fn serve_node(opts: &NodeOptions) -> Result<()> {
-    let remote = Remote::connect(opts.url, opts.settings)?;
+    let remote = Remote::connect_serving(opts.url, opts.settings)?;
     let (tx, rx) = mpsc::channel::<async_nats::Message>();
     start_heartbeat(&remote, opts.name)?;
     let mut held: BTreeSet<u32> = BTreeSet::new();
@@ -278,6 +294,7 @@ pub fn serve_node(opts: &NodeOptions) -> Result<()> {
     let mut loaded: BTreeMap<String, Loaded> = BTreeMap::new();
     // `None` until first read: until then no partition is ready.
     let mut catalog: Option<Vec<RepoEntry>> = None;
+    let mut access: Option<Access> = None;
     // Loads that failed, not tried again until the catalog names another commit.
     let mut failed: BTreeSet<(String, String)> = BTreeSet::new();
     let mut next_sync = Instant::now();
@@ -291,6 +308,10 @@ pub fn serve_node(opts: &NodeOptions) -> Result<()> {
             match remote.repo_entries() {
                 Ok(entries) => catalog = Some(entries),
                 Err(e) => (opts.note)(&format!("catalog: {e}")),
+            }
+            match remote.access() {
+                Ok(lists) => access = Some(lists),
+                Err(e) => (opts.note)(&format!("allow-lists: {e}")),
             }
             let mine: Vec<String> = (catalog.iter().flatten())
                 .filter(|e| held.contains(&partition(&e.repo)))
@@ -349,7 +370,13 @@ pub fn serve_node(opts: &NodeOptions) -> Result<()> {
             Duration::from_millis(200)
         };
         while let Ok(message) = rx.recv_timeout(wait) {
-            let reply = answer(&message, opts.name, &loaded, catalog);
+            let held = Holdings {
+                node: opts.name,
+                loaded: &loaded,
+                catalog,
+                access: access.as_ref(),
+            };
+            let reply = answer(&message, &held);
             if let Some(to) = message.reply {
                 let body: bytes::Bytes = serde_json::to_vec(&reply).unwrap_or_default().into();
                 let _ = remote.rt.block_on(bounded(remote.client.publish(to, body)));
@@ -422,7 +449,7 @@ fn resubscribe(
         let tx = tx.clone();
         let task = remote.rt.spawn(async move {
             let Ok(mut sub) = client
-                .queue_subscribe(subject(p), format!("lode-p{p}"))
+                .queue_subscribe(subject(p, "*"), format!("lode-p{p}"))
                 .await
             else {
                 return;
@@ -491,21 +518,24 @@ fn lode_err(e: lode_core::Error) -> RemoteError {
     RemoteError::new(e.to_string())
 }
 
-fn answer(
-    message: &async_nats::Message,
-    node: &str,
-    loaded: &BTreeMap<String, Loaded>,
-    catalog: &[RepoEntry],
-) -> PartitionAnswer {
-    let p: u32 = message
-        .subject
-        .rsplit('.')
-        .next()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(u32::MAX);
+/// What a node knows when it answers: its name, what it has loaded, the
+/// catalog and the allow-lists (`None` until first read: it then answers
+/// no one).
+struct Holdings<'a> {
+    node: &'a str,
+    loaded: &'a BTreeMap<String, Loaded>,
+    catalog: &'a [RepoEntry],
+    access: Option<&'a Access>,
+}
+
+fn answer(message: &async_nats::Message, held: &Holdings) -> PartitionAnswer {
+    // `lode.q.<partition>.<identity>`
+    let mut tokens = message.subject.split('.').skip(2);
+    let p: u32 = (tokens.next().and_then(|s| s.parse().ok())).unwrap_or(u32::MAX);
+    let identity = tokens.next().unwrap_or_default();
     let mut reply = PartitionAnswer {
         partition: p,
-        node: node.to_string(),
+        node: held.node.to_string(),
         repos: Vec::new(),
         loading: Vec::new(),
         error: None,
@@ -517,7 +547,13 @@ fn answer(
             return reply;
         }
     };
-    for entry in catalog.iter().filter(|e| partition(&e.repo) == p) {
+    let Some(access) = held.access else {
+        reply.error = Some("the allow-lists are not read yet".into());
+        return reply;
+    };
+    let (loaded, catalog) = (held.loaded, held.catalog);
+    let visible = |e: &&RepoEntry| partition(&e.repo) == p && access.allows(identity, &e.repo);
+    for entry in catalog.iter().filter(visible) {
         if query.repo.as_ref().is_some_and(|r| r != &entry.repo) {
             continue;
         }

@@ -39,6 +39,8 @@ const CLAIM_RENEW: Duration = Duration::from_secs(5);
 /// The most a connection attempt, or one request, may take.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(2);
 const REQUEST_TIMEOUT: Duration = Duration::from_secs(10);
+/// Reconnects a command that runs once tries before it gives up.
+const SHORT_LIVED_RECONNECTS: usize = 3;
 /// The most one part's transfer may take.
 const PART_TIMEOUT: Duration = Duration::from_secs(120);
 
@@ -115,6 +117,8 @@ pub struct Remote {
     shards: object_store::ObjectStore,
     /// This process, as it names itself in a claim.
     me: String,
+    /// The identity its queries are asked under (`access`).
+    pub(crate) identity: String,
     /// The claims this process holds, each renewed by a task of its own.
     renewing: std::sync::Mutex<std::collections::HashMap<String, tokio::task::JoinHandle<()>>>,
 }
@@ -123,13 +127,25 @@ impl Remote {
     /// Connects to `url` with the credentials `config` names and opens (or
     /// creates) the buckets.
     pub fn connect(url: &str, config: &RemoteConfig) -> Result<Remote> {
+        Remote::connect_with(url, config, Some(SHORT_LIVED_RECONNECTS))
+    }
+
+    /// [`Remote::connect`] for a process that serves until stopped (a
+    /// builder, a shard node, `lode mcp --remote`): it never stops trying to
+    /// reconnect, so a cluster restarted as a whole is rejoined.
+    pub fn connect_serving(url: &str, config: &RemoteConfig) -> Result<Remote> {
+        Remote::connect_with(url, config, None)
+    }
+
+    fn connect_with(url: &str, config: &RemoteConfig, reconnects: Option<usize>) -> Result<Remote> {
+        let identity = crate::access::identity_of(config).map_err(RemoteError::new)?;
         let rt = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(1)
             .enable_all()
             .build()
             .map_err(fail("no runtime"))?;
         let (client, js, catalog, claims, shards) = rt.block_on(async {
-            let options = options(config).await?;
+            let options = options(config).await?.max_reconnects(reconnects);
             let servers = url
                 .split(',')
                 .map(|s| s.trim().parse::<async_nats::ServerAddr>())
@@ -159,6 +175,7 @@ impl Remote {
             claims,
             shards,
             me,
+            identity,
         })
     }
 
@@ -343,8 +360,7 @@ async fn options(config: &RemoteConfig) -> Result<async_nats::ConnectOptions> {
     let mut options = async_nats::ConnectOptions::new()
         .name("lode")
         .connection_timeout(CONNECT_TIMEOUT)
-        .request_timeout(Some(REQUEST_TIMEOUT))
-        .max_reconnects(3);
+        .request_timeout(Some(REQUEST_TIMEOUT));
     if let Some(user) = &config.user {
         let Some(var) = &config.password_env else {
             return Err(RemoteError::new(

@@ -17,6 +17,10 @@ pub struct RemoteConfig {
     pub user: Option<String>,
     /// The environment variable holding the password of `user`.
     pub password_env: Option<String>,
+    /// The identity queries are asked under, whose allow-list the shard
+    /// nodes apply (default: `user`, else `anonymous`); NATS permissions pin
+    /// each account to its own.
+    pub identity: Option<String>,
     /// A NATS `.creds` file (a JWT and an nkey seed).
     pub creds_file: Option<PathBuf>,
     /// A PEM file of the certificate authorities to trust for TLS.
