@@ -18,6 +18,8 @@ time:
 - three `lode serve shard` nodes load every repository of their partitions
   and answer `search --repo` exactly as a local index, and `--all-repos`
   from every repository, and so does `lode mcp --remote`;
+- allow-lists: an identity is answered from the repositories its list
+  names only, others invisible; with no lists, from all;
 - one nats-server killed as new commits are built and uploaded: queries go
   on, the builds are recorded; restarted, the next build is recorded too;
 - 2,000 queries through `lode mcp --remote`, a shard node killed with SIGKILL
@@ -175,7 +177,8 @@ def scenario(lode, url, tmp, builders):
     wait_for_jetstream(lode, url, config)
     init = [lode, "cluster", "init", "--json", "--remote", url, "--config", str(config)]
     held = lode_json(init)["held"]
-    names = {"lode-cache", "lode-claims", "lode-shards", "lode-repos", "lode-nodes", "LODE_JOBS"}
+    names = {"lode-cache", "lode-claims", "lode-shards", "lode-repos", "lode-nodes",
+             "lode-access", "LODE_JOBS"}
     check({h["name"] for h in held} == names and all(h["replicas"] in (1, 3) for h in held),
           f"cluster init makes every bucket and stream ({[(h['name'], h['replicas']) for h in held]})")
     check(lode_json(init)["held"] == held, "and a second init changes nothing")
@@ -492,6 +495,8 @@ def shard_nodes(lode, url, tmp, repos, builders, servers):
           f"({answers[old]} old, {answers[None]} partial with none, then the new)")
     repos[str(r5)] = new
 
+    allow_lists(lode, url, tmp, repos)
+
     # A NATS node killed while new commits are built and uploaded.
     nats_node_killed(lode, url, tmp, repos, servers, mcp)
     wait_complete(lode, url, config, repos, 120, "after the NATS node came back")
@@ -511,6 +516,50 @@ def shard_nodes(lode, url, tmp, repos, builders, servers):
     check(a["partial"] and len(a["missing_partitions"]) == 8,
           f"no node left: partial, every partition missing ({a['missing_partitions']})")
     check(took < 10, f"within the deadline ({took:.1f} s)")
+
+
+def allow_lists(lode, url, tmp, repos):
+    """An identity whose allow-list names a prefix is answered from those
+    repositories only; with the lists removed, from all again."""
+    config = tmp / "config.toml"
+    team = tmp / "team-a.toml"
+    team.write_text('[remote]\nidentity = "team-a"\n')
+    allow = [lode, "cluster", "allow", "--json", "--remote", url, "--config", str(config)]
+    prefix = str(tmp / "repos" / "r0")
+    lode_json(allow + ["team-a", f"{prefix}*"])
+    listed = lode_json(allow + ["anonymous", "*"])["allowed"]
+    check(listed == {"team-a": {"repos": [f"{prefix}*"]}, "anonymous": {"repos": ["*"]}},
+          "cluster allow sets an identity's list and lists them all")
+    mine = {r for r in repos if r.startswith(prefix)}
+
+    def served(config, *args):
+        a = ask(lode, url, config, "search", "handler request", *args)
+        return a, {s["repo"] for s in a["served"]}
+
+    deadline = time.time() + 15
+    while True:
+        a, seen = served(team, "--all-repos", "-k", "200")
+        if seen == mine and not a["partial"]:
+            break
+        if time.time() > deadline:
+            fail(f"team-a is served {len(seen)} repositories, not its {len(mine)}")
+        time.sleep(0.5)
+    check(all(h["repo"] in mine for h in a["hits"]),
+          f"an identity is answered from the {len(mine)} repositories its list allows only")
+    other = str(tmp / "repos" / "r20")
+    a, seen = served(team, "--repo", other)
+    check(not seen and not a["hits"] and not a["loading"],
+          "a repository outside its list is invisible to it, not even loading")
+    a, seen = served(config, "--all-repos", "-k", "200")
+    check(seen == set(repos), "an identity allowed `*` is answered from every repository")
+    lode_json(allow + ["team-a", "--remove"])
+    lode_json(allow + ["anonymous", "--remove"])
+    deadline = time.time() + 15
+    while served(team, "--all-repos", "-k", "200")[1] != set(repos):
+        if time.time() > deadline:
+            fail("with no allow-lists left, team-a is not served every repository")
+        time.sleep(0.5)
+    check(True, "with no allow-lists, every identity is answered from every repository")
 
 
 def catalog_commits(lode, url, config):
@@ -591,10 +640,15 @@ def under_load(mcp, repos, nodes, tmp, queries=2000, kill_at=200):
             nodes[0].stop()
             killed_at = time.time()
         repo = names[i % len(names)]
+        asked = time.time()
         a = mcp.call("search", query="handler request", repo=repo, top_k=3)
         if a["partial"] or a["served"] != [{"repo": repo, "commit": repos[repo]}]:
-            bad.append((i, repo, a["partial"], a["missing_partitions"], a["loading"][:1]))
+            bad.append((i, Path(repo).name, a["partial"], a["missing_partitions"],
+                        a["loading"][:1], f"{time.time() - asked:.1f} s"))
     took = time.time() - start
+    if bad:
+        for n in nodes:
+            print(f"{n.name}: {(tmp / f'{n.name}.log').read_text()[-600:]}", flush=True)
     check(not bad, f"{queries} queries, a node killed after {kill_at}: none partial or "
           f"incomplete ({len(bad)} were: {bad[:3]}; {queries / took:.0f} queries/s)")
     everything = set(range(8))
