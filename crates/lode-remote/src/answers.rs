@@ -76,9 +76,10 @@ impl Gathered {
     }
 }
 
-/// Why a repository's answer has nothing: its `not_found` or `ambiguous`.
+/// Why a repository's answer has nothing: its `not_found`, `ambiguous` or
+/// `too_large` (an answer no message could carry).
 pub fn missed(answer: &Value) -> Option<&Value> {
-    answer.get("not_found").or(answer.get("ambiguous"))
+    (answer.get("not_found").or(answer.get("ambiguous"))).or(answer.get(crate::reply::TOO_LARGE))
 }
 
 /// One merged hit as the compact text shows it: `repo  path:start-end`, and

@@ -53,6 +53,7 @@ mod cluster;
 pub mod git;
 mod jobs;
 mod key;
+mod reply;
 pub mod serve;
 mod store;
 

@@ -375,6 +375,7 @@ pub fn serve_node(opts: &NodeOptions) -> Result<()> {
                 loaded: &loaded,
                 catalog,
                 access: access.as_ref(),
+                max_bytes: remote.client.max_payload(),
             };
             let reply = answer(&message, &held);
             if let Some(to) = message.reply {
@@ -526,6 +527,8 @@ struct Holdings<'a> {
     loaded: &'a BTreeMap<String, Loaded>,
     catalog: &'a [RepoEntry],
     access: Option<&'a Access>,
+    /// The largest message the server takes: the reply is cut to it.
+    max_bytes: usize,
 }
 
 fn answer(message: &async_nats::Message, held: &Holdings) -> PartitionAnswer {
@@ -570,6 +573,7 @@ fn answer(message: &async_nats::Message, held: &Holdings) -> PartitionAnswer {
             _ => reply.loading.push(entry.repo.clone()),
         }
     }
+    crate::reply::fit(&mut reply, query.command, query.top_k, held.max_bytes);
     reply
 }
 
