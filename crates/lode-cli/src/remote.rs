@@ -76,7 +76,6 @@ pub enum ClusterCommand {
         /// The identity (`[remote] identity` of its clients, else their NATS user).
         identity: String,
         /// Repository names or prefixes ending in `*`; none: it sees no repository.
-        #[arg(allow_hyphen_values = true)]
         patterns: Vec<String>,
         /// Remove the identity's list instead.
         #[arg(long, conflicts_with = "patterns")]

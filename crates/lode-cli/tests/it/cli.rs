@@ -717,6 +717,16 @@ fn a_remote_url_with_credentials_is_refused_and_not_shown() {
         vec!["enqueue", "https://example.invalid/r.git", "--remote", url],
         vec!["search", "cart", "--all-repos", "--remote", url],
         vec!["catalog", "--remote", url],
+        // Flags after the patterns are flags, not patterns.
+        vec![
+            "cluster",
+            "allow",
+            "team-a",
+            "https://git.example/*",
+            "--remote",
+            url,
+        ],
+        vec!["mcp", "--remote", url],
     ] {
         let out = repo.run(&args);
         assert_eq!(out.status.code(), Some(2), "{args:?}");
