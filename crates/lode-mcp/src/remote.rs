@@ -16,7 +16,8 @@ use serde_json::{Value, json};
 
 use crate::answer::{Items, capped};
 use crate::args::{Args, JsonObject};
-use crate::tools::{Arg, Kind};
+use crate::tools::callers::{DEPTH, DIRECTION};
+use crate::tools::{Arg, Kind, QUERY, SYMBOL, TOP_K};
 use crate::{Answer, ToolError};
 
 /// How `lode mcp --remote` runs.
@@ -68,38 +69,12 @@ const REPO: Arg = Arg::new(
         "One repository, as the catalog names it (URL or absolute path); absent: every repository",
     )),
 );
-const QUERY: Arg = Arg::new("query", Kind::Text(None)).required();
 const PATTERN: Arg = Arg::new("pattern", Kind::Text(Some("A regex"))).required();
 const PATH: Arg = Arg::new(
     "path",
     Kind::Text(Some("A file or directory, relative to the repository root")),
 )
 .required();
-const SYMBOL: Arg = Arg::new(
-    "symbol",
-    Kind::Text(Some("name, Type::name, pkg.Func or path:LINE")),
-)
-.required();
-const TOP_K: Arg = Arg::new(
-    "top_k",
-    Kind::Int {
-        min: 1,
-        max: 50,
-        description: "Hits (default 10)",
-    },
-);
-const DIRECTION: Arg = Arg::new(
-    "direction",
-    Kind::OneOf(&["in", "out"], Some("in (default): callers; out: callees")),
-);
-const DEPTH: Arg = Arg::new(
-    "depth",
-    Kind::Int {
-        min: 1,
-        max: 5,
-        description: "Levels (default 1)",
-    },
-);
 /// Symbols an outline of a directory lists, per repository.
 const OUTLINE_SYMBOLS: usize = 500;
 

@@ -7,11 +7,11 @@ use super::{Arg, Call, Kind, OVERLAY, SYMBOL, SYMBOL_PATH, Scope, ToolDef};
 use crate::answer::Items;
 use crate::{Answer, ToolError};
 
-const DIRECTION: Arg = Arg::new(
+pub(crate) const DIRECTION: Arg = Arg::new(
     "direction",
     Kind::OneOf(&["in", "out"], Some("in (default): callers; out: callees")),
 );
-const DEPTH: Arg = Arg::new(
+pub(crate) const DEPTH: Arg = Arg::new(
     "depth",
     Kind::Int {
         min: 1,

@@ -8,7 +8,7 @@
 //! the search options.
 
 mod ask;
-mod callers;
+pub(crate) mod callers;
 mod gather;
 mod grep;
 mod map;
@@ -130,12 +130,12 @@ impl Arg {
 }
 
 /// The search text of `search`, `ask` and `gather`.
-const QUERY: Arg = Arg::new("query", Kind::Text(None)).required();
+pub(crate) const QUERY: Arg = Arg::new("query", Kind::Text(None)).required();
 const LANG: Arg = Arg::new(
     "lang",
     Kind::Text(Some("Only this language (python, rust, …)")),
 );
-const TOP_K: Arg = Arg::new(
+pub(crate) const TOP_K: Arg = Arg::new(
     "top_k",
     Kind::Int {
         min: 1,
@@ -150,7 +150,7 @@ const MODE: Arg = Arg::new("mode", Kind::OneOf(&["auto", "task", "query"], None)
 const GROUP: Arg = Arg::new("group", Kind::OneOf(&["chunk", "file"], None));
 const OVERLAY: Arg = Arg::new(overlay::KEY, Kind::Overlay);
 /// The symbol of `callers` and `show`.
-const SYMBOL: Arg = Arg::new(
+pub(crate) const SYMBOL: Arg = Arg::new(
     "symbol",
     Kind::Text(Some("name, Type::name, pkg.Func or path:LINE")),
 )
