@@ -22,6 +22,8 @@ time:
   names only, others invisible; with no lists, from all;
 - one nats-server killed as new commits are built and uploaded: queries go
   on, the builds are recorded; restarted, the next build is recorded too;
+- on a nats-server with the README's permissions, a client is answered
+  under its own identity only and cannot change the allow-lists;
 - 2,000 queries through `lode mcp --remote`, a shard node killed with SIGKILL
   among them: no answer is partial, and within 30 s every partition is on two
   nodes again; a second node killed: the last one takes every partition
@@ -135,6 +137,7 @@ def main():
         url = start_cluster(nats_server, tmp, servers)
         repos = scenario(lode, url, tmp, builders)
         shard_nodes(lode, url, tmp, repos, builders, servers)
+        pinned_identities(lode, nats_server, tmp, builders, servers)
     finally:
         for b in builders:
             b.stop()
@@ -560,6 +563,71 @@ def allow_lists(lode, url, tmp, repos):
             fail("with no allow-lists left, team-a is not served every repository")
         time.sleep(0.5)
     check(True, "with no allow-lists, every identity is answered from every repository")
+
+
+NATS_AUTH = """
+jetstream { store_dir: "%(store)s" }
+authorization { users = [
+  { user: admin, password: "admin-pw" },
+  { user: team-a, password: "team-a-pw",
+    permissions: { publish: { allow: ["lode.q.*.team-a", "$JS.API.>"],
+                              deny: ["$KV.lode-access.>", "$JS.API.STREAM.DELETE.>",
+                                     "$JS.API.STREAM.PURGE.>", "$JS.API.STREAM.UPDATE.>"] },
+                   subscribe: ["_INBOX.>"] } }
+] }
+"""
+
+
+def pinned_identities(lode, nats_server, tmp, builders, servers):
+    """On a nats-server with the README's permissions for team-a: team-a is
+    answered under its own identity, a query naming another identity goes
+    unanswered (partial), and team-a cannot change the allow-lists."""
+    conf = tmp / "auth.conf"
+    conf.write_text(NATS_AUTH % {"store": tmp / "js-auth"})
+    port = free_ports(1)[0]
+    servers.append(subprocess.Popen(
+        [nats_server, "-c", str(conf), "-a", "127.0.0.1", "-p", str(port)],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+    url = f"nats://127.0.0.1:{port}"
+    os.environ.update(LODE_ADMIN_PW="admin-pw", LODE_TEAM_PW="team-a-pw")
+    configs = {}
+    for name, user, identity in (("admin", "admin", None), ("team-a", "team-a", None),
+                                 ("forger", "team-a", "team-b")):
+        configs[name] = tmp / f"auth-{name}.toml"
+        configs[name].write_text(
+            f'[remote]\nuser = "{user}"\npassword_env = '
+            f'"{"LODE_ADMIN_PW" if user == "admin" else "LODE_TEAM_PW"}"\n'
+            + (f'identity = "{identity}"\n' if identity else ""))
+    admin = configs["admin"]
+    wait_for_jetstream(lode, url, admin)
+    lode_json([lode, "cluster", "init", "--json", "--remote", url, "--config", str(admin)])
+    root = tmp / "repos" / "r01"
+    lode_json([lode, "enqueue", str(root), "--json", "--remote", url, "--config", str(admin)])
+    builders.append(Builder(lode, "auth-builder", url, tmp / "auth-work", admin))
+    builders.append(Node(lode, "auth-node", url, tmp / "auth-node", admin))
+    lode_json([lode, "cluster", "allow", "team-a", str(root), "--json", "--remote", url,
+               "--config", str(admin)])
+    deadline = time.time() + 120
+    while True:
+        a = ask(lode, url, configs["team-a"], "search", "handler request", "--all-repos")
+        if a["served"] == [{"repo": str(root), "commit": git(root, "rev-parse", "HEAD")}] \
+                and not a["partial"]:
+            break
+        if time.time() > deadline:
+            fail(f"team-a was not served its repository on the authorised server: {a}")
+        time.sleep(0.5)
+    check(True, "on a server with permissions, team-a is answered under its own identity")
+    forged = ask(lode, url, configs["forger"], "search", "handler request", "--all-repos")
+    check(forged["partial"] and not forged["served"] and len(forged["missing_partitions"]) == 8,
+          "a query naming another identity is refused by the server: no answer, every "
+          "partition missing")
+    p = subprocess.run([lode, "cluster", "allow", "team-a", "*", "--remote", url,
+                        "--config", str(configs["team-a"])],
+                       capture_output=True, text=True, timeout=60)
+    listed = lode_json([lode, "cluster", "access", "--json", "--remote", url,
+                        "--config", str(admin)])["allowed"]
+    check(p.returncode != 0 and listed == {"team-a": {"repos": [str(root)]}},
+          f"and team-a cannot widen its own allow-list (exit {p.returncode})")
 
 
 def catalog_commits(lode, url, config):
