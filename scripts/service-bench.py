@@ -164,13 +164,7 @@ def main():
             p50, p95 = percentiles(ms)
             print(f"| {what} | {p50:.1f} | {p95:.1f} |")
     finally:
-        for r in running:
-            r.stop()
-        for s in servers:
-            if s.poll() is None:
-                s.kill()
-            s.wait()
-        subprocess.run(["rm", "-rf", str(tmp)])
+        harness.stop_all(running, servers, tmp)
 
 
 class LocalMcp(harness.Mcp):

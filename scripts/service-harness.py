@@ -22,8 +22,9 @@ time:
   names only, others invisible; with no lists, from all;
 - one nats-server killed as new commits are built and uploaded: queries go
   on, the builds are recorded; restarted, the next build is recorded too;
-- on a nats-server with the README's permissions, a client is answered
-  under its own identity only and cannot change the allow-lists;
+- on a nats-server with TLS and the README's permissions, a client is answered
+  under its own identity only, cannot change the allow-lists, and cannot
+  publish to the cache;
 - 2,000 queries through `lode mcp --remote`, a shard node killed with SIGKILL
   among them: no answer is partial, and within 30 s every partition is on two
   nodes again; a second node killed: the last one takes every partition
@@ -139,14 +140,19 @@ def main():
         shard_nodes(lode, url, tmp, repos, builders, servers)
         pinned_identities(lode, nats_server, tmp, builders, servers)
     finally:
-        for b in builders:
-            b.stop()
-        for s in servers:
-            if s.poll() is None:
-                s.kill()
-            s.wait()
-        shutil.rmtree(tmp, ignore_errors=True)
+        stop_all(builders, servers, tmp)
     print("service harness: all checks passed")
+
+
+def stop_all(processes, servers, tmp):
+    """Stops the lode processes, then the nats-servers, and removes `tmp`."""
+    for p in processes:
+        p.stop()
+    for s in servers:
+        if s.poll() is None:
+            s.kill()
+        s.wait()
+    shutil.rmtree(tmp, ignore_errors=True)
 
 
 def start_cluster(nats_server, tmp, servers):
@@ -567,28 +573,51 @@ def allow_lists(lode, url, tmp, repos):
 
 NATS_AUTH = """
 jetstream { store_dir: "%(store)s" }
+tls { cert_file: "%(cert)s", key_file: "%(key)s" }
 authorization { users = [
   { user: admin, password: "admin-pw" },
   { user: team-a, password: "team-a-pw",
-    permissions: { publish: { allow: ["lode.q.*.team-a", "$JS.API.>"],
-                              deny: ["$KV.lode-access.>", "$JS.API.STREAM.DELETE.>",
-                                     "$JS.API.STREAM.PURGE.>", "$JS.API.STREAM.UPDATE.>"] },
+    permissions: { publish: { allow: ["lode.q.*.team-a", "$JS.API.>", "$KV.lode-claims.>"],
+                              deny: ["$KV.lode-access.>", "$KV.lode-cache.>", "$KV.lode-repos.>",
+                                     "$O.lode-shards.>", "$JS.API.STREAM.DELETE.>",
+                                     "$JS.API.STREAM.PURGE.>", "$JS.API.STREAM.UPDATE.>",
+                                     "$JS.API.STREAM.MSG.DELETE.>"] },
                    subscribe: ["_INBOX.>"] } }
 ] }
 """
 
 
+def certificates(tmp):
+    """A CA and a server certificate for 127.0.0.1 signed by it (openssl)."""
+    d = tmp / "tls"
+    d.mkdir()
+    run = lambda *args: subprocess.run(["openssl", *args], cwd=d, check=True,
+                                       capture_output=True, timeout=60)
+    run("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "ca.key", "-out", "ca.pem",
+        "-days", "1", "-subj", "/CN=lode harness CA")
+    run("req", "-newkey", "rsa:2048", "-nodes", "-keyout", "server.key", "-out", "server.csr",
+        "-subj", "/CN=127.0.0.1")
+    (d / "san.ext").write_text("subjectAltName=IP:127.0.0.1\n")
+    run("x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca.key",
+        "-CAcreateserial", "-out", "server.pem", "-days", "1", "-extfile", "san.ext")
+    return d / "ca.pem", d / "server.pem", d / "server.key"
+
+
 def pinned_identities(lode, nats_server, tmp, builders, servers):
-    """On a nats-server with the README's permissions for team-a: team-a is
-    answered under its own identity, a query naming another identity goes
-    unanswered (partial), and team-a cannot change the allow-lists."""
+    """On a nats-server with TLS and the README's permissions for team-a:
+    team-a is answered under its own identity, a query naming another
+    identity goes unanswered (partial), team-a cannot change the allow-lists
+    and cannot publish an index."""
+    ca, cert, key = certificates(tmp)
     conf = tmp / "auth.conf"
-    conf.write_text(NATS_AUTH % {"store": tmp / "js-auth"})
+    conf.write_text(NATS_AUTH % {"store": tmp / "js-auth", "cert": cert, "key": key})
     port = free_ports(1)[0]
     servers.append(subprocess.Popen(
         [nats_server, "-c", str(conf), "-a", "127.0.0.1", "-p", str(port)],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
-    url = f"nats://127.0.0.1:{port}"
+    url = f"tls://127.0.0.1:{port}"
+    untrusted = tmp / "auth-untrusted.toml"
+    untrusted.write_text('[remote]\nuser = "admin"\npassword_env = "LODE_ADMIN_PW"\n')
     os.environ.update(LODE_ADMIN_PW="admin-pw", LODE_TEAM_PW="team-a-pw")
     configs = {}
     for name, user, identity in (("admin", "admin", None), ("team-a", "team-a", None),
@@ -597,9 +626,15 @@ def pinned_identities(lode, nats_server, tmp, builders, servers):
         configs[name].write_text(
             f'[remote]\nuser = "{user}"\npassword_env = '
             f'"{"LODE_ADMIN_PW" if user == "admin" else "LODE_TEAM_PW"}"\n'
+            f'tls_ca_file = "{ca}"\n'
             + (f'identity = "{identity}"\n' if identity else ""))
     admin = configs["admin"]
     wait_for_jetstream(lode, url, admin)
+    p = subprocess.run([lode, "catalog", "--remote", url, "--config", str(untrusted)],
+                       capture_output=True, text=True, timeout=60)
+    check(p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1,
+          f"a client that does not trust the server's certificate is refused in one line "
+          f"({p.stderr.strip()[:120]})")
     lode_json([lode, "cluster", "init", "--json", "--remote", url, "--config", str(admin)])
     root = tmp / "repos" / "r01"
     lode_json([lode, "enqueue", str(root), "--json", "--remote", url, "--config", str(admin)])
@@ -628,6 +663,27 @@ def pinned_identities(lode, nats_server, tmp, builders, servers):
                         "--config", str(admin)])["allowed"]
     check(p.returncode != 0 and listed == {"team-a": {"repos": [str(root)]}},
           f"and team-a cannot widen its own allow-list (exit {p.returncode})")
+
+    # A runner of team-a builds a new commit and tries to publish it: refused.
+    runner = tmp / "auth-runner"
+    git(tmp, "clone", "-q", str(root), str(runner))
+    (runner / "src" / "new.py").write_text("def new_in_runner():\n    return 1\n")
+    git(runner, "add", "-A")
+    git(runner, "commit", "-qm", "runner")
+    start = time.time()
+    got = lode_json([lode, "index", "--json", "--root", str(runner), "--cache-dir",
+                     str(tmp / "auth-runner-cache"), "--remote", url,
+                     "--config", str(configs["team-a"])])
+    took = time.time() - start
+    check(not got["remote"].get("published") and got["remote"]["outcome"] != "hit",
+          f"a runner without write permissions builds ({got['remote']['outcome']}) and "
+          f"publishes nothing ({took:.0f} s; notes {got.get('notes', [])[:1]})")
+    again = tmp / "auth-admin"
+    git(tmp, "clone", "-q", str(runner), str(again))
+    got = lode_json([lode, "index", "--json", "--root", str(again), "--cache-dir",
+                     str(tmp / "auth-admin-cache"), "--remote", url, "--config", str(admin)])
+    check(got["remote"]["outcome"] != "hit",
+          f"and nothing of its build is in the cache ({got['remote']['outcome']})")
 
 
 def catalog_commits(lode, url, config):
