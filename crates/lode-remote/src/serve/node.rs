@@ -132,7 +132,11 @@ struct Node {
 
 impl Node {
     fn apply(&mut self, read: Synced, opts: &NodeOptions) {
-        if let Some(live) = read.live {
+        if let Some(mut live) = read.live {
+            // A node knows it is alive: its own heartbeat missing from a read
+            // (a put that failed while a server was lost) must not make it
+            // drop, and then load again, every repository it serves.
+            live.insert(opts.name.to_string());
             self.held = held_by(opts.name, &live);
         }
         if read.catalog.is_some() {
@@ -514,3 +518,32 @@ fn symbol_answer(index: &Index, query: &Query) -> std::result::Result<serde_json
     Ok(value)
 }
 
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_node_missing_its_own_heartbeat_still_holds_its_partitions() {
+        let (config, settings) = (Config::default(), lode_core::RemoteConfig::default());
+        let dir = tempfile::tempdir().unwrap();
+        let opts = NodeOptions {
+            url: "nats://127.0.0.1:1",
+            settings: &settings,
+            config: &config,
+            name: "a",
+            work_dir: dir.path(),
+            note: &|_| {},
+        };
+        let mut node = Node::default();
+        let others: BTreeSet<String> = ["b".to_string(), "c".to_string()].into();
+        let read = Synced {
+            live: Some(others.clone()),
+            catalog: None,
+            access: None,
+        };
+        node.apply(read, &opts);
+        let all: BTreeSet<String> = ["a", "b", "c"].map(String::from).into();
+        assert_eq!(node.held, held_by("a", &all));
+        assert!(!node.held.is_empty(), "a holds its share of three");
+    }
+}
