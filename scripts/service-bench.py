@@ -75,7 +75,7 @@ def build_batch(lode, url, tmp, config, batch, builders):
              for k in range(builders)]
     try:
         while True:
-            recorded = catalog(lode, url, config)
+            recorded = harness.catalog_commits(lode, url, config)
             if all(recorded.get(r) == c for r, c in batch.items()):
                 return time.time() - start
             if time.time() - start > 1800:
@@ -84,10 +84,6 @@ def build_batch(lode, url, tmp, config, batch, builders):
     finally:
         for p in procs:
             p.stop()
-
-
-def catalog(lode, url, config):
-    return harness.catalog_commits(lode, url, config)
 
 
 def timed_calls(mcp, calls):

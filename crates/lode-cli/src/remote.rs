@@ -191,15 +191,26 @@ fn connect_args(common: &Common, remote: Option<String>) -> Result<(Config, Stri
 /// The service `--remote` (or `[remote] url`) names, connected to, with the
 /// user config.
 pub fn connect(common: &Common, remote: Option<String>) -> Result<(Config, lode_remote::Remote)> {
-    let (config, url) = connect_args(common, remote)?;
-    let server = lode_remote::Remote::connect(&url, &config.remote).map_err(remote_err)?;
-    Ok((config, server))
+    connect_with(common, remote, lode_remote::Remote::connect)
 }
 
 /// [`connect`] for `lode mcp --remote`, which serves until stopped.
 pub fn connect_serving(common: &Common, url: String) -> Result<(Config, lode_remote::Remote)> {
-    let (config, url) = connect_args(common, Some(url))?;
-    let server = lode_remote::Remote::connect_serving(&url, &config.remote).map_err(remote_err)?;
+    connect_with(common, Some(url), lode_remote::Remote::connect_serving)
+}
+
+type Connector = fn(
+    &str,
+    &lode_core::RemoteConfig,
+) -> std::result::Result<lode_remote::Remote, lode_remote::RemoteError>;
+
+fn connect_with(
+    common: &Common,
+    remote: Option<String>,
+    connector: Connector,
+) -> Result<(Config, lode_remote::Remote)> {
+    let (config, url) = connect_args(common, remote)?;
+    let server = connector(&url, &config.remote).map_err(remote_err)?;
     Ok((config, server))
 }
 

@@ -55,6 +55,15 @@ impl Args {
             .ok_or_else(|| ToolError::bad_argument(format!("missing argument {}", arg.name)))
     }
 
+    /// A required string that is not blank (`lode.bad_query`: `empty NAME`).
+    pub fn non_blank(&self, arg: &Arg) -> Result<String, ToolError> {
+        let text = self.required_string(arg)?;
+        if text.trim().is_empty() {
+            return Err(lode_core::Error::BadQuery(format!("empty {}", arg.name)).into());
+        }
+        Ok(text)
+    }
+
     pub fn bool(&self, arg: &Arg) -> Result<Option<bool>, ToolError> {
         match self.get(arg.name) {
             None => Ok(None),

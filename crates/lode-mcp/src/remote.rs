@@ -87,7 +87,7 @@ pub const TOOLS: &[RemoteTool] = &[
                       {cap} characters.",
         args: &[QUERY, REPO, TOP_K],
         query: |a| {
-            let text = non_blank(a.required_string(&QUERY)?)?;
+            let text = a.non_blank(&QUERY)?;
             Ok(Asked(Command::Search, text, top_k(a, &TOP_K, 10)?))
         },
     },
@@ -96,13 +96,7 @@ pub const TOOLS: &[RemoteTool] = &[
         description: "Regex matches over the shared index, grouped by enclosing symbol, per \
                       repository. At most {cap} characters.",
         args: &[PATTERN, REPO],
-        query: |a| {
-            Ok(Asked(
-                Command::Grep,
-                non_blank(a.required_string(&PATTERN)?)?,
-                0,
-            ))
-        },
+        query: |a| Ok(Asked(Command::Grep, a.non_blank(&PATTERN)?, 0)),
     },
     RemoteTool {
         name: "outline",
@@ -128,7 +122,7 @@ pub const TOOLS: &[RemoteTool] = &[
                 Some("out") => Command::Callees,
                 _ => Command::Callers,
             };
-            let symbol = non_blank(a.required_string(&SYMBOL)?)?;
+            let symbol = a.non_blank(&SYMBOL)?;
             Ok(Asked(command, symbol, top_k(a, &DEPTH, 1)?))
         },
     },
@@ -137,22 +131,9 @@ pub const TOOLS: &[RemoteTool] = &[
         description: "A symbol's body with path:start-end, in each repository asked. At most \
                       {cap} characters.",
         args: &[SYMBOL, REPO],
-        query: |a| {
-            Ok(Asked(
-                Command::Show,
-                non_blank(a.required_string(&SYMBOL)?)?,
-                1,
-            ))
-        },
+        query: |a| Ok(Asked(Command::Show, a.non_blank(&SYMBOL)?, 1)),
     },
 ];
-
-fn non_blank(text: String) -> Result<String, ToolError> {
-    if text.trim().is_empty() {
-        return Err(lode_core::Error::BadQuery("empty query".into()).into());
-    }
-    Ok(text)
-}
 
 fn top_k(a: &Args, arg: &Arg, default: u64) -> Result<usize, ToolError> {
     Ok(a.int(arg)?.unwrap_or(default) as usize)
@@ -457,6 +438,11 @@ mod tests {
         assert_eq!(code(&r), "lode.bad_argument", "{r}");
         let r = call(&server, "search", json!({"query": "  "}));
         assert_eq!(code(&r), "lode.bad_query", "{r}");
+        let r = call(&server, "show", json!({"symbol": ""}));
+        assert_eq!(
+            r["content"][0]["text"], "lode.bad_query: empty symbol",
+            "{r}"
+        );
         let r = call(&server, "callers", json!({"symbol": "x", "depth": 9}));
         assert_eq!(code(&r), "lode.bad_argument", "{r}");
         assert!(asked.lock().unwrap().is_empty(), "nothing was sent");

@@ -32,13 +32,7 @@ impl Gathered {
             }
         }
         if command == Command::Search {
-            hits.sort_by(|a, b| {
-                let score = |h: &Value| h["score"].as_f64().unwrap_or(0.0);
-                score(b)
-                    .total_cmp(&score(a))
-                    .then_with(|| a["repo"].as_str().cmp(&b["repo"].as_str()))
-                    .then_with(|| a["path"].as_str().cmp(&b["path"].as_str()))
-            });
+            hits.sort_by(merge_order);
             hits.truncate(top_k);
         }
         hits
@@ -74,6 +68,16 @@ impl Gathered {
         }
         notes
     }
+}
+
+/// How merged search hits are ranked, the hits carrying their `repo`: best
+/// score first, then by repository and path. Shard nodes keep their
+/// partition's best hits in the same order, so the merge is unchanged.
+pub(crate) fn merge_order(a: &Value, b: &Value) -> std::cmp::Ordering {
+    let score = |h: &Value| h["score"].as_f64().unwrap_or(0.0);
+    (score(b).total_cmp(&score(a)))
+        .then_with(|| a["repo"].as_str().cmp(&b["repo"].as_str()))
+        .then_with(|| a["path"].as_str().cmp(&b["path"].as_str()))
 }
 
 /// Why a repository's answer has nothing: its `not_found`, `ambiguous` or

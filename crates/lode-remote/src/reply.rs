@@ -12,6 +12,7 @@
 
 use serde_json::Value;
 
+use crate::answers::merge_order;
 use crate::serve::{Command, PartitionAnswer, RepoAnswer};
 
 /// What a reply leaves room for besides its answers (the envelope, the
@@ -63,10 +64,10 @@ pub(crate) fn fit(reply: &mut PartitionAnswer, command: Command, top_k: usize, m
     }
 }
 
-/// Keeps the `top_k` best hits of all the answers, ranked as the merge
-/// ranks them (score, then repository, then path).
+/// Keeps the `top_k` best hits of all the answers, in the merge's order
+/// ([`merge_order`]).
 fn keep_best(repos: &mut [RepoAnswer], top_k: usize) {
-    let mut all: Vec<(f64, &str, &str, usize, usize)> = Vec::new();
+    let mut all: Vec<(Value, usize, usize)> = Vec::new();
     for (r, a) in repos.iter().enumerate() {
         for (h, hit) in a.answer["hits"]
             .as_array()
@@ -74,20 +75,18 @@ fn keep_best(repos: &mut [RepoAnswer], top_k: usize) {
             .flatten()
             .enumerate()
         {
-            let score = hit["score"].as_f64().unwrap_or(0.0);
-            let path = hit["path"].as_str().unwrap_or("");
-            all.push((score, &a.repo, path, r, h));
+            // Only what the order reads: the score, the repository, the path.
+            let key =
+                serde_json::json!({"score": hit["score"], "repo": a.repo, "path": hit["path"]});
+            all.push((key, r, h));
         }
     }
     if all.len() <= top_k {
         return;
     }
-    all.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(b.1)).then(a.2.cmp(b.2)));
-    let kept: std::collections::BTreeSet<(usize, usize)> = all
-        .iter()
-        .take(top_k)
-        .map(|&(_, _, _, r, h)| (r, h))
-        .collect();
+    all.sort_by(|a, b| merge_order(&a.0, &b.0));
+    let kept: std::collections::BTreeSet<(usize, usize)> =
+        all.iter().take(top_k).map(|&(_, r, h)| (r, h)).collect();
     for (r, a) in repos.iter_mut().enumerate() {
         if let Some(hits) = a.answer.get_mut("hits").and_then(Value::as_array_mut) {
             let mut h = 0;

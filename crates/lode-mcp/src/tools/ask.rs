@@ -22,7 +22,7 @@ static GRAPHS: OnceLock<GraphCache> = OnceLock::new();
 
 fn run(call: Call) -> Result<Answer, ToolError> {
     let a = call.args()?;
-    let query = super::query_text(&a)?;
+    let query = a.non_blank(&super::QUERY)?;
     let scope = Scope::of(&call, a.string(&UNDER)?.as_deref())?;
     let opts = super::search_options(&a, scope.rel())?;
     let graphs = GRAPHS.get_or_init(GraphCache::new);

@@ -41,7 +41,7 @@ static GATHERER: OnceLock<(Gatherer, Option<String>)> = OnceLock::new();
 
 fn run(call: Call) -> Result<Answer, ToolError> {
     let a = call.args()?;
-    let query = super::query_text(&a)?;
+    let query = a.non_blank(&super::QUERY)?;
     // The trace may be long; only its tail is used (a longer argument is refused by Args).
     let context = a.string(&CONTEXT)?;
     let max_tokens = a.int(&MAX_TOKENS)?.map(|n| n as usize);

@@ -285,15 +285,6 @@ impl Scope {
     }
 }
 
-/// The query argument, refused when blank.
-fn query_text(a: &Args) -> Result<String, ToolError> {
-    let query = a.required_string(&QUERY)?;
-    if query.trim().is_empty() {
-        return Err(lode_core::Error::BadQuery("empty query".into()).into());
-    }
-    Ok(query)
-}
-
 /// The search's options from `top_k`, `lang`, `mode` and `group` (those the
 /// tool takes), under `rel`.
 fn search_options(a: &Args, rel: Option<String>) -> Result<SearchOptions, ToolError> {

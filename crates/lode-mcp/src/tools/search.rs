@@ -17,7 +17,7 @@ pub const TOOL: ToolDef = ToolDef {
 
 fn run(call: Call) -> Result<Answer, ToolError> {
     let a = call.args()?;
-    let query = super::query_text(&a)?;
+    let query = a.non_blank(&super::QUERY)?;
     let scope = Scope::of(&call, a.string(&UNDER)?.as_deref())?;
     let opts = super::search_options(&a, scope.rel())?;
     let ((results, dense_notes), mut notes) = scope.query(&call, |index| {
