@@ -67,12 +67,18 @@ def is_code(path):
 
 
 def is_test(path):
+    """Whether `path` is a test file, by its directories or its name.
+
+    >>> [is_test(p) for p in ("src/isMonday/test.ts", "tests/a.py", "src/a_test.go", "src/a.ts")]
+    [True, True, True, False]
+    """
     segments = path.lower().split("/")
     name = path.rsplit("/", 1)[-1]
     stem = name.split(".", 1)[0]
     lower = stem.lower()
     return (
         any(s in TEST_SEGMENTS for s in segments[:-1])
+        or lower in ("test", "tests", "spec")
         or lower.startswith("test_")
         or lower.endswith(("_test", "_tests", "_spec"))
         or stem.endswith(("Test", "Tests", "Spec"))
@@ -82,11 +88,29 @@ def is_test(path):
 
 
 def clean_message(message):
-    lines = []
-    for line in message.splitlines():
-        if PR_MERGE.match(line.strip()) or TRAILER.match(line.strip()):
-            continue
-        lines.append(line)
+    r"""The message without its trailers and pull-request merge lines.
+
+    Trailers (`Signed-off-by: …`, `Change-Id: …`) are only those of the last
+    paragraph, as git reads them: a subject written `area: summary` is the
+    message's most telling line, not a trailer.
+
+    >>> clean_message("syntax: remove deny(warnings)\n\nIt is annoying.")
+    'syntax: remove deny(warnings)\n\nIt is annoying.'
+    >>> clean_message("fix: a bug\n\nBody.\n\nSigned-off-by: A <a@b>\nChange-Id: I12")
+    'fix: a bug\n\nBody.'
+    >>> clean_message("Merge pull request #3 from a/b\n\nnet: retry dials")
+    'net: retry dials'
+    """
+    lines = [l for l in message.strip().splitlines() if not PR_MERGE.match(l.strip())]
+    while lines and not lines[0].strip():
+        lines.pop(0)
+    # The last paragraph is trailers when every line of it is one.
+    last = len(lines)
+    while last > 0 and lines[last - 1].strip():
+        last -= 1
+    tail = [l for l in lines[last:] if l.strip()]
+    if last > 0 and tail and all(TRAILER.match(l.strip()) for l in tail):
+        lines = lines[:last]
     return "\n".join(lines).strip()
 
 
