@@ -664,26 +664,49 @@ impl TaskWords {
         }
     }
 
-    /// 1, 0.5 or 0 (see [`TaskWords`]); names every package has say nothing.
+    /// How well the task names the file at `path`: 1 for its name in the
+    /// title or written as code, 0.5 in the prose; half that for its
+    /// directory's name; 0 for none. Names every package has say nothing. A
+    /// file that is its package (`__init__.py`, `index.ts`, `mod.rs`) is
+    /// named by its directory (`autodoc/__init__.py`,
+    /// `eachDayOfInterval/index.ts`). A top-level directory is left out: it
+    /// is mostly the project's own name, which its every task writes.
     fn names_file(&self, path: &str) -> f64 {
-        let name = path.rsplit('/').next().unwrap_or(path);
-        let stem = name.split('.').next().unwrap_or(name).to_ascii_lowercase();
-        if stem.len() < 3
-            || matches!(
-                stem.trim_matches('_'),
-                "init" | "index" | "main" | "mod" | "lib" | "setup"
-            )
-        {
-            return 0.0;
+        // The file's name, then its directories up to the top.
+        let mut names: Vec<&str> = path.rsplit('/').collect();
+        if is_package_file(names[0]) {
+            if names.len() <= 2 {
+                return 0.0;
+            }
+            names.remove(0);
         }
-        if self.strong.names_file(name) {
-            1.0
-        } else if self.prose.names_file(name) {
-            0.5
-        } else {
-            0.0
-        }
+        // Directories below the top one.
+        let file = names[0];
+        let dir = names.get(1).filter(|_| names.len() >= 3).copied();
+        let stem = file.split('.').next().unwrap_or(file).to_ascii_lowercase();
+        let generic = stem.len() < 3
+            || is_package_file(file)
+            || matches!(stem.trim_matches('_'), "main" | "lib" | "setup" | "src");
+        let named = |name: &str| {
+            if self.strong.names_file(name) {
+                1.0
+            } else if self.prose.names_file(name) {
+                0.5
+            } else {
+                0.0
+            }
+        };
+        let by_file: f64 = if generic { 0.0 } else { named(file) };
+        let by_dir = dir.filter(|d| d.len() >= 4).map_or(0.0, |d| named(d) / 2.0);
+        by_file.max(by_dir)
     }
+}
+
+/// A file that stands for its directory's package: `__init__.py`,
+/// `index.ts`, `mod.rs`.
+fn is_package_file(name: &str) -> bool {
+    let stem = name.split('.').next().unwrap_or(name).to_ascii_lowercase();
+    matches!(stem.trim_matches('_'), "init" | "index" | "mod")
 }
 
 /// A qualified name's last part: `Session.request` → `request`.
@@ -794,5 +817,26 @@ mod tests {
         // Two adjacent words name a compound file name.
         let task = TaskText::parse("Writing the commit graph fails on a shallow clone");
         assert_eq!(TaskWords::new(&task).names_file("src/commit_graph.c"), 1.0);
+    }
+
+    #[test]
+    fn a_package_file_is_named_by_its_directory_and_a_file_by_its_directory_less() {
+        let task = TaskText::parse(
+            "autodoc skips members of eachDayOfInterval\n\nThe printing of a session is wrong.",
+        );
+        let words = TaskWords::new(&task);
+        assert_eq!(words.names_file("sphinx/ext/autodoc/__init__.py"), 1.0);
+        assert_eq!(words.names_file("src/eachDayOfInterval/index.ts"), 1.0);
+        assert_eq!(words.names_file("src/session/mod.rs"), 0.5);
+        // A file in a directory the task names, half as much as the name would.
+        assert_eq!(words.names_file("sympy/printing/latex.py"), 0.25);
+        assert_eq!(words.names_file("sphinx/ext/autodoc/directive.py"), 0.5);
+        // A top-level directory is the project's own name: it names nothing.
+        let task = TaskText::parse("autodoc fails on sphinx 5");
+        let words = TaskWords::new(&task);
+        assert_eq!(words.names_file("sphinx/__init__.py"), 0.0);
+        assert_eq!(words.names_file("sphinx/util.py"), 0.0);
+        // A file at the top is still named by its own name.
+        assert_eq!(words.names_file("autodoc.py"), 1.0);
     }
 }
