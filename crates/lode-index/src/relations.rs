@@ -174,6 +174,26 @@ impl Index {
         })
     }
 
+    /// The call sites of one file, in source order (one read by the file's
+    /// index, where [`Index::calls_from`] scans every call of the index).
+    pub fn file_calls(&self, path: &str) -> Result<Vec<CallRow>> {
+        if let Some(o) = self.active_overlay()
+            && o.masks(path)
+        {
+            return Ok(o
+                .calls()
+                .iter()
+                .filter(|c| c.path == path)
+                .cloned()
+                .collect());
+        }
+        self.query(
+            &format!("SELECT {CALL_COLUMNS} WHERE f.path = ?1 ORDER BY c.rowid"),
+            [path],
+            call_row,
+        )
+    }
+
     /// The imports of one file, in source order.
     pub fn file_imports(&self, path: &str) -> Result<Vec<ImportRow>> {
         if let Some(rows) = self.active_overlay().and_then(|o| o.file_imports(path)) {

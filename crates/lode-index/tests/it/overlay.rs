@@ -137,6 +137,10 @@ fn reads_answer_over_disk_and_overlay_until_the_guard_drops() {
             index.calls_named("parse_config").unwrap().is_empty(),
             "app.py is deleted"
         );
+        let in_file = index.file_calls("lib/new.py").unwrap();
+        assert_eq!(in_file.len(), 1);
+        assert_eq!(in_file[0].caller, Some(boot[0].id));
+        assert!(index.file_calls("app.py").unwrap().is_empty());
         assert_eq!(index.file_imports("lib/new.py").unwrap()[0].source, "util");
         assert!(index.file_imports("app.py").unwrap().is_empty());
         assert_eq!(
@@ -189,6 +193,11 @@ fn reads_answer_over_disk_and_overlay_until_the_guard_drops() {
         ["app.py", "notes.md", "util.py"]
     );
     assert_eq!(index.file_text("app.py").unwrap(), APP);
+    let main = index.symbols_named("main").unwrap();
+    let calls: Vec<(String, Option<i64>)> = (index.file_calls("app.py").unwrap().into_iter())
+        .map(|c| (c.callee, c.caller))
+        .collect();
+    assert_eq!(calls, [("parse_config".to_string(), Some(main[0].id))]);
 }
 
 #[test]
@@ -215,6 +224,7 @@ fn layers_are_cached_by_content_and_config_and_plain_reads_do_no_overlay_work() 
     index.calls_named("parse_config").unwrap();
     index.all_calls().unwrap();
     index.all_symbols().unwrap();
+    index.file_calls("app.py").unwrap();
     index.file_imports("app.py").unwrap();
     index.file_text("app.py").unwrap();
     assert_eq!(index.overlay_text("app.py"), None);

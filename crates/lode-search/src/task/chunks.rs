@@ -2,9 +2,10 @@
 //!
 //! Each chunk of the file gets its [`ChunkFeatures`] (its lexical score and
 //! embedding similarity against the whole index's best, whether it holds a
-//! line the task points at, defines a name the task writes, or is built on
-//! one) and is scored by the linear [`ChunkWeights`]; the best chunk of each
-//! symbol is shown, best first.
+//! line the task points at, defines a name the task writes, is built on
+//! one, or is called by a chunk that defines one) and is scored by the
+//! linear [`ChunkWeights`]; the best chunk of each symbol is shown, best
+//! first.
 
 use std::sync::Arc;
 
@@ -16,10 +17,10 @@ use super::{FileHit, TaskOptions, TaskText, evidence};
 use crate::search::to_hit;
 
 /// How many kinds of chunk evidence there are.
-pub const CHUNK_FEATURES: usize = 7;
+pub const CHUNK_FEATURES: usize = 8;
 
-/// A chunk's evidence, in [`ChunkWeights`] order: the first six add to its
-/// score, the last (a chunk of no symbol) multiplies it.
+/// A chunk's evidence, in [`ChunkWeights`] order: the first seven add to
+/// its score, the last (a chunk of no symbol) multiplies it.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct ChunkFeatures(pub [f64; CHUNK_FEATURES]);
 
@@ -32,25 +33,28 @@ impl ChunkFeatures {
         "defines",
         "name_part",
         "container",
+        "callee",
         "unnamed",
     ];
 
     /// Where the factor begins.
-    pub const FACTORS: usize = 6;
+    pub const FACTORS: usize = 7;
 }
 
 /// How much each kind of chunk evidence counts. The defaults are hand-set
 /// priors: the embedding half the lexical score; a line the task points at,
 /// or a definition of a name it writes, about as much as the best lexical
-/// match; a symbol built on a task's name a little less, a method of a
-/// class the task names less again; a file's header and the gaps between
-/// definitions (no symbol) half their score.
+/// match; a symbol built on a task's name a little less; a function that a
+/// function the task names calls (in the same file) a little less again —
+/// a task names where the fault shows, the fix is often in what that
+/// calls; a method of a class the task names less still; a file's header
+/// and the gaps between definitions (no symbol) half their score.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ChunkWeights(pub [f64; CHUNK_FEATURES]);
 
 impl Default for ChunkWeights {
     fn default() -> ChunkWeights {
-        ChunkWeights([1.0, 0.5, 1.0, 0.8, 0.6, 0.3, 0.5])
+        ChunkWeights([1.0, 0.5, 1.0, 0.8, 0.6, 0.3, 0.5, 0.5])
     }
 }
 
@@ -88,9 +92,22 @@ impl ChunkChoice<'_> {
     pub fn features(&self, path: &str, pointed: Pointed, ids: &[i64]) -> Result<Vec<ScoredChunk>> {
         let path_words = path_words(path);
         let flag = |b: bool| if b { 1.0 } else { 0.0 };
-        Ok(self
-            .index
-            .shared_chunks(ids)?
+        let rows = self.index.shared_chunks(ids)?;
+        // The names the chunks defining a task's name call.
+        let callers: Vec<i64> = (rows.iter())
+            .filter_map(|r| r.symbol.as_ref())
+            .filter(|s| pointed.defined.contains(&s.name))
+            .map(|s| s.id)
+            .collect();
+        let called: Vec<String> = if callers.is_empty() {
+            Vec::new()
+        } else {
+            (self.index.file_calls(path)?.into_iter())
+                .filter(|c| c.caller.is_some_and(|id| callers.contains(&id)))
+                .map(|c| c.callee)
+                .collect()
+        };
+        Ok(rows
             .into_iter()
             .map(|row| {
                 let named_line = pointed
@@ -111,6 +128,13 @@ impl ChunkChoice<'_> {
                     flag(defines),
                     flag(lift == NameLift::Part),
                     flag(lift == NameLift::Container),
+                    flag(
+                        !defines
+                            && row
+                                .symbol
+                                .as_ref()
+                                .is_some_and(|s| called.contains(&s.name)),
+                    ),
                     flag(row.symbol.is_none()),
                 ]);
                 (row, f)
@@ -370,7 +394,7 @@ mod tests {
     fn the_default_chunk_weights_score_as_the_hand_set_sum() {
         let w = ChunkWeights::default();
         // Lexical 0.4, dense 0.2, defines: 0.4 + 0.1 + 0.8.
-        let named = ChunkFeatures([0.4, 0.2, 0.0, 1.0, 0.0, 0.0, 0.0]);
+        let named = ChunkFeatures([0.4, 0.2, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0]);
         assert!((w.score(&named) - 1.3).abs() < 1e-12);
         // The same evidence in no symbol counts half.
         let mut unnamed = named;

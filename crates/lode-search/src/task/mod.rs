@@ -406,6 +406,58 @@ mod tests {
     }
 
     #[test]
+    fn what_a_named_function_calls_comes_before_the_rest_of_its_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = tempfile::tempdir().unwrap();
+        // Each function over the chunker's merge size, so each is a chunk.
+        let pad = (0..12)
+            .map(|i| format!("    step_{i} = {i}\n"))
+            .collect::<String>();
+        let code = format!(
+            "def parse_config(path):\n{pad}    text = read_text(path)\n    return split_fields(text)\n\n\
+             def render_banner(title):\n    \"\"\"The banner: its title.\"\"\"\n{pad}    return title.upper()\n\n\
+             def split_fields(text):\n{pad}    return text.split(',')\n\n\
+             def read_text(path):\n{pad}    return open(path).read()\n"
+        );
+        std::fs::create_dir_all(dir.path().join("app")).unwrap();
+        std::fs::write(dir.path().join("app/config.py"), code).unwrap();
+        let config = Config::default();
+        let loc = IndexLocation::resolve(dir.path(), Some(cache.path())).unwrap();
+        lode_index::build(&loc, &BuildOptions::quiet(&config)).unwrap();
+        let index = Index::open(&loc).unwrap();
+        let text = "parse_config loses the last value\n\nCalling parse_config on a config \
+            with a trailing comma loses the last value of the config: the title and path of the \
+            config are read, the last one is not.\n";
+        let shown = |callee: f64| {
+            let mut opts = TaskOptions::default();
+            opts.chunk_weights.0[6] = callee;
+            let results = task_search(&index, text, &opts).unwrap();
+            let file = &results.files[0];
+            assert_eq!(file.path, "app/config.py");
+            (file.chunks.iter())
+                .map(|c| c.symbol.clone().unwrap_or_default())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(ChunkFeatures::NAMES[6], "callee");
+        // Without the lift a neighbour that shares a word with the task
+        // outranks what the named function calls…
+        let at = |shown: &[String], name: &str| shown.iter().position(|s| s == name);
+        let plain = shown(0.0);
+        assert_eq!(plain[0], "parse_config", "{plain:?}");
+        let banner = at(&plain, "render_banner").expect("the neighbour is shown");
+        assert!(
+            at(&plain, "split_fields").is_none_or(|f| banner < f),
+            "{plain:?}"
+        );
+        // …with it, the callees come next.
+        let lifted = shown(ChunkWeights::default().0[6]);
+        assert_eq!(lifted[0], "parse_config", "{lifted:?}");
+        let mut next = lifted[1..].to_vec();
+        next.sort();
+        assert_eq!(next, ["read_text", "split_fields"], "{lifted:?}");
+    }
+
+    #[test]
     fn search_says_which_mode_ran_and_can_be_forced() {
         let (_d, _c, index) = repo();
         let opts = crate::SearchOptions::default();
