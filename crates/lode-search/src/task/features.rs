@@ -3,7 +3,7 @@
 //! dense similarity, and the task's named things — paths, trace frames,
 //! modules, definitions, messages.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use lode_core::{Language, Result};
 use lode_index::lexical::Bm25Params;
@@ -167,7 +167,19 @@ pub fn gather(
     add_named(index, task, &paths, &mut files)?;
     add_definitions(index, task, filter, &mut files)?;
     let mut files: Vec<Candidate> = files.0.into_values().collect();
-    set_file_evidence(index, task, &dense_files.files, &mut files)?;
+    let code = Filter {
+        languages: (Language::ALL.into_iter())
+            .filter(|l| {
+                l.is_code() && (filter.languages.is_empty() || filter.languages.contains(l))
+            })
+            .collect(),
+        ..filter.clone()
+    };
+    let code_paths: Vec<String> = (index.indexed_paths(&code)?.into_iter())
+        .filter(|p| !rank::is_test_path(p))
+        .collect();
+    let words = TaskWords::new(task).with_crowded_directories(&code_paths);
+    set_file_evidence(index, &words, &dense_files.files, &mut files)?;
     mark_literals(index, task, &mut files);
     mark_imported(index, &mut files, &paths)?;
     Ok(Gathered {
@@ -342,11 +354,10 @@ fn add_definitions(
 /// file, its size, its name against the task's words, and its flags.
 fn set_file_evidence(
     index: &Index,
-    task: &TaskText,
+    words: &TaskWords,
     dense_files: &HashMap<String, (f64, f64)>,
     files: &mut [Candidate],
 ) -> Result<()> {
-    let words = TaskWords::new(task);
     let (lowest, highest) = dense_files.values().fold(
         (f64::INFINITY, f64::NEG_INFINITY),
         |(lo, hi), &(_, mean)| (lo.min(mean), hi.max(mean)),
@@ -648,7 +659,14 @@ fn message_fragments(message: &str) -> Vec<String> {
 struct TaskWords {
     strong: rank::QueryShape,
     prose: rank::QueryShape,
+    /// Directories that hold too much of the repository to name anything.
+    crowded: HashSet<String>,
 }
+
+/// A directory holding this share of the code files (tests aside) or more
+/// names none of them: it is the project's own package (`src/_pytest`,
+/// `src/main/java/org/apache`), which its every task writes.
+const CROWDED_DIRECTORY_SHARE: f64 = 0.5;
 
 impl TaskWords {
     fn new(task: &TaskText) -> TaskWords {
@@ -661,7 +679,27 @@ impl TaskWords {
         TaskWords {
             strong: rank::QueryShape::new(&strong),
             prose: rank::QueryShape::new(&prose),
+            crowded: HashSet::new(),
         }
+    }
+
+    /// Leaves out the directories of `paths` (the indexed code files, tests
+    /// aside) that hold [`CROWDED_DIRECTORY_SHARE`] of them or more.
+    fn with_crowded_directories(mut self, paths: &[String]) -> TaskWords {
+        let mut counts: HashMap<&str, usize> = HashMap::new();
+        for path in paths {
+            let mut dir = path.as_str();
+            while let Some((parent, _)) = dir.rsplit_once('/') {
+                *counts.entry(parent).or_default() += 1;
+                dir = parent;
+            }
+        }
+        let least = (paths.len() as f64 * CROWDED_DIRECTORY_SHARE).max(1.0);
+        self.crowded = (counts.into_iter())
+            .filter(|&(_, n)| n as f64 >= least)
+            .map(|(d, _)| d.to_string())
+            .collect();
+        self
     }
 
     /// How well the task names the file at `path`: 1 for its name in the
@@ -669,20 +707,29 @@ impl TaskWords {
     /// directory's name; 0 for none. Names every package has say nothing. A
     /// file that is its package (`__init__.py`, `index.ts`, `mod.rs`) is
     /// named by its directory (`autodoc/__init__.py`,
-    /// `eachDayOfInterval/index.ts`). A top-level directory is left out: it
-    /// is mostly the project's own name, which its every task writes.
+    /// `eachDayOfInterval/index.ts`). A top-level directory, or one that
+    /// holds much of the repository, is left out: it is mostly the
+    /// project's own name, which its every task writes.
     fn names_file(&self, path: &str) -> f64 {
-        // The file's name, then its directories up to the top.
-        let mut names: Vec<&str> = path.rsplit('/').collect();
-        if is_package_file(names[0]) {
-            if names.len() <= 2 {
-                return 0.0;
+        // The file's directories, nearest first, as paths from the root.
+        let dirs: Vec<&str> = std::iter::successors(path.rsplit_once('/').map(|d| d.0), |d| {
+            d.rsplit_once('/').map(|p| p.0)
+        })
+        .collect();
+        let names_a_dir = |i: usize| {
+            dirs.get(i)
+                .filter(|d| i + 1 < dirs.len() && !self.crowded.contains(**d))
+                .map(|d| d.rsplit('/').next().unwrap_or(d))
+        };
+        let own = path.rsplit('/').next().unwrap_or(path);
+        let (file, dir) = if is_package_file(own) {
+            match names_a_dir(0) {
+                Some(name) => (name, names_a_dir(1)),
+                None => return 0.0,
             }
-            names.remove(0);
-        }
-        // Directories below the top one.
-        let file = names[0];
-        let dir = names.get(1).filter(|_| names.len() >= 3).copied();
+        } else {
+            (own, names_a_dir(0))
+        };
         let stem = file.split('.').next().unwrap_or(file).to_ascii_lowercase();
         let generic = stem.len() < 3
             || is_package_file(file)
@@ -838,5 +885,22 @@ mod tests {
         assert_eq!(words.names_file("sphinx/util.py"), 0.0);
         // A file at the top is still named by its own name.
         assert_eq!(words.names_file("autodoc.py"), 1.0);
+    }
+
+    #[test]
+    fn a_directory_holding_half_the_code_names_none_of_it() {
+        let task = TaskText::parse("pytest crashes when logging a fixture");
+        let paths: Vec<String> = ["src/_pytest/fixtures.py", "src/_pytest/python.py"]
+            .into_iter()
+            .chain(["src/_pytest/logging.py", "bench/run.py"])
+            .map(String::from)
+            .collect();
+        let words = TaskWords::new(&task);
+        assert_eq!(words.names_file("src/_pytest/python.py"), 0.5);
+        let words = words.with_crowded_directories(&paths);
+        assert_eq!(words.names_file("src/_pytest/python.py"), 0.0);
+        // The file's own name still counts.
+        assert_eq!(words.names_file("src/_pytest/fixtures.py"), 1.0);
+        assert_eq!(words.names_file("src/_pytest/logging.py"), 1.0);
     }
 }
