@@ -167,6 +167,18 @@ pub fn gather(
     add_named(index, task, &paths, &mut files)?;
     add_definitions(index, task, filter, &mut files)?;
     let mut files: Vec<Candidate> = files.0.into_values().collect();
+    let words = TaskWords::new(task).with_crowded_directories(&code_paths(index, filter)?);
+    set_file_evidence(index, &words, &dense_files.files, &mut files)?;
+    mark_literals(index, task, &mut files);
+    mark_imported(index, &mut files, &paths)?;
+    Ok(Gathered {
+        files,
+        chunk_scores: ChunkScores::new(all_lexical, dense_files.all),
+    })
+}
+
+/// The indexed code files under `filter`, tests aside.
+fn code_paths(index: &Index, filter: &Filter) -> Result<Vec<String>> {
     let code = Filter {
         languages: (Language::ALL.into_iter())
             .filter(|l| {
@@ -175,17 +187,9 @@ pub fn gather(
             .collect(),
         ..filter.clone()
     };
-    let code_paths: Vec<String> = (index.indexed_paths(&code)?.into_iter())
+    Ok((index.indexed_paths(&code)?.into_iter())
         .filter(|p| !rank::is_test_path(p))
-        .collect();
-    let words = TaskWords::new(task).with_crowded_directories(&code_paths);
-    set_file_evidence(index, &words, &dense_files.files, &mut files)?;
-    mark_literals(index, task, &mut files);
-    mark_imported(index, &mut files, &paths)?;
-    Ok(Gathered {
-        files,
-        chunk_scores: ChunkScores::new(all_lexical, dense_files.all),
-    })
+        .collect())
 }
 
 /// Whole-file BM25: the best files by the task's weighted terms.
