@@ -366,7 +366,7 @@ fn set_file_evidence(
         (f64::INFINITY, f64::NEG_INFINITY),
         |(lo, hi), &(_, mean)| (lo.min(mean), hi.max(mean)),
     );
-    for c in files {
+    for c in files.iter_mut() {
         if let Some(&(_, mean)) = dense_files.get(&c.path)
             && highest > lowest
         {
@@ -388,7 +388,39 @@ fn set_file_evidence(
             flag(rank::is_example_path(&lower) || is_docs_path(&lower)),
         );
     }
+    leave_headers_unnamed(files);
     Ok(())
+}
+
+/// A header and its source file share a name (`blame.h`, `blame.c`): the
+/// name a task writes points at the code, so a header whose source file is
+/// a candidate too keeps its other evidence but not the name's.
+fn leave_headers_unnamed(files: &mut [Candidate]) {
+    let sources: HashSet<String> = (files.iter())
+        .filter_map(|c| split_source_name(&c.path))
+        .filter(|(_, header)| !header)
+        .map(|(stem, _)| stem)
+        .collect();
+    for c in files.iter_mut() {
+        if let Some((stem, true)) = split_source_name(&c.path)
+            && sources.contains(&stem)
+        {
+            c.features.set(Feature::Stem, 0.0);
+        }
+    }
+}
+
+/// A C-family file's stem, lower-cased, and whether it is a header
+/// (`.h`, `.hpp`) rather than a source (`.c`, `.cc`, `.cpp`, `.m`).
+fn split_source_name(path: &str) -> Option<(String, bool)> {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    let (stem, ext) = name.rsplit_once('.')?;
+    let header = match ext.to_ascii_lowercase().as_str() {
+        "h" | "hh" | "hpp" | "hxx" => true,
+        "c" | "cc" | "cpp" | "cxx" | "m" | "mm" => false,
+        _ => return None,
+    };
+    Some((stem.to_ascii_lowercase(), header))
 }
 
 /// The strongest candidates' imports, resolved to files: a file a strong
@@ -889,6 +921,29 @@ mod tests {
         assert_eq!(words.names_file("sphinx/util.py"), 0.0);
         // A file at the top is still named by its own name.
         assert_eq!(words.names_file("autodoc.py"), 1.0);
+    }
+
+    #[test]
+    fn a_header_whose_source_is_a_candidate_leaves_the_name_to_it() {
+        let candidate = |path: &str| {
+            let mut c = Candidate::new(path, Language::C);
+            c.features.set(Feature::Stem, 1.0);
+            c
+        };
+        let mut files = [
+            candidate("include/git2/blame.h"),
+            candidate("src/libgit2/blame.h"),
+            candidate("src/libgit2/blame.c"),
+            candidate("src/util/pool.hpp"),
+            candidate("src/libgit2/blame.txt"),
+        ];
+        leave_headers_unnamed(&mut files);
+        let stems: Vec<f64> = files
+            .iter()
+            .map(|c| c.features.get(Feature::Stem))
+            .collect();
+        // The headers of blame.c lose the name; a header alone keeps it.
+        assert_eq!(stems, [0.0, 0.0, 1.0, 1.0, 1.0]);
     }
 
     #[test]
