@@ -383,10 +383,9 @@ fn set_file_evidence(
         c.features
             .set(Feature::Test, flag(rank::is_test_path(&c.path)));
         c.features.set(Feature::NonCode, flag(!c.lang.is_code()));
-        c.features.set(
-            Feature::Example,
-            flag(rank::is_example_path(&lower) || is_docs_path(&lower)),
-        );
+        let example = rank::is_example_path(&lower) && !words.wants_examples;
+        c.features
+            .set(Feature::Example, flag(example || is_docs_path(&lower)));
     }
     leave_headers_unnamed(files);
     Ok(())
@@ -697,6 +696,9 @@ struct TaskWords {
     prose: rank::QueryShape,
     /// Directories that hold too much of the repository to name anything.
     crowded: HashSet<String>,
+    /// The title asks about examples (`blame example: …`): they are not
+    /// set below the code.
+    wants_examples: bool,
 }
 
 /// A directory holding this share of the code files (tests aside) or more
@@ -716,6 +718,16 @@ impl TaskWords {
             strong: rank::QueryShape::new(&strong),
             prose: rank::QueryShape::new(&prose),
             crowded: HashSet::new(),
+            wants_examples: task
+                .title
+                .split(|c: char| !c.is_alphanumeric())
+                .map(str::to_ascii_lowercase)
+                .any(|w| {
+                    matches!(
+                        w.as_str(),
+                        "example" | "examples" | "demo" | "demos" | "sample" | "samples"
+                    )
+                }),
         }
     }
 
@@ -944,6 +956,19 @@ mod tests {
             .collect();
         // The headers of blame.c lose the name; a header alone keeps it.
         assert_eq!(stems, [0.0, 0.0, 1.0, 1.0, 1.0]);
+    }
+
+    #[test]
+    fn a_title_that_asks_about_examples_keeps_them_beside_the_code() {
+        let wants = |text: &str| TaskWords::new(&TaskText::parse(text)).wants_examples;
+        assert!(wants("blame example: fix support for line ranges"));
+        assert!(wants("examples: use unsigned int for bitfields"));
+        assert!(wants("The demo crashes on start"));
+        // Only the title: an issue's prose says "for example" often.
+        assert!(!wants(
+            "Blame drops lines\n\nFor example, with a range of 3,5 it prints nothing."
+        ));
+        assert!(!wants("Counterexample search is slow"));
     }
 
     #[test]
