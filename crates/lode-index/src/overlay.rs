@@ -766,11 +766,14 @@ impl Active {
         })
     }
 
-    /// Paths of the overlay files the index would hold, under `filter`.
-    pub(crate) fn indexed_paths(&self, filter: &Filter) -> impl Iterator<Item = &String> {
+    /// The overlay files the index would hold, under `filter`, with their languages.
+    pub(crate) fn indexed_files(
+        &self,
+        filter: &Filter,
+    ) -> impl Iterator<Item = (&String, Language)> {
         self.layer.entries.iter().filter_map(move |(p, e)| match e {
             Entry::File { row, .. } if row.skip_reason.is_none() && filter.admits(p, row.lang) => {
-                Some(p)
+                Some((p, row.lang))
             }
             _ => None,
         })

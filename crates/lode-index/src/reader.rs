@@ -492,6 +492,16 @@ impl Index {
 
     /// Paths of the indexed files under the filter, sorted.
     pub fn indexed_paths(&self, filter: &Filter) -> Result<Vec<String>> {
+        Ok(self
+            .indexed_files(filter)?
+            .into_iter()
+            .map(|f| f.0)
+            .collect())
+    }
+
+    /// The same files with their languages, in path order (one read, for a
+    /// caller that wants both the files and which of them are code).
+    pub fn indexed_files(&self, filter: &Filter) -> Result<Vec<(String, Language)>> {
         let mut stmt = self
             .store
             .connection()
@@ -506,12 +516,12 @@ impl Index {
         for row in rows {
             let (path, lang) = row.map_err(|e| self.err(e))?;
             if filter.admits(&path, lang) {
-                out.push(path);
+                out.push((path, lang));
             }
         }
         if let Some(o) = self.active_overlay() {
-            out = overlay::unmasked(&o, out, String::as_str);
-            out.extend(o.indexed_paths(filter).cloned());
+            out = overlay::unmasked(&o, out, |f| f.0.as_str());
+            out.extend(o.indexed_files(filter).map(|(p, l)| (p.clone(), l)));
             out.sort();
         }
         Ok(out)

@@ -3,7 +3,7 @@
 
 use std::sync::Mutex;
 
-use lode_core::Config;
+use lode_core::{Config, Language};
 use lode_index::lexical::Bm25Params;
 use lode_index::overlay::{self, Overlay, prepare};
 use lode_index::{BuildOptions, FileBm25Params, Filter, Index, IndexLocation, build, tokens};
@@ -146,6 +146,15 @@ fn reads_answer_over_disk_and_overlay_until_the_guard_drops() {
         assert_eq!(
             index.indexed_paths(&Filter::default()).unwrap(),
             ["lib/new.py", "notes.md", "util.py"]
+        );
+        let languages: Vec<(String, Language)> = index.indexed_files(&Filter::default()).unwrap();
+        assert_eq!(
+            languages,
+            [
+                ("lib/new.py".to_string(), Language::Python),
+                ("notes.md".to_string(), Language::Markdown),
+                ("util.py".to_string(), Language::Python),
+            ]
         );
         assert!(index.file("app.py").unwrap().is_none());
         assert_eq!(index.file("util.py").unwrap().unwrap().lines, 2);

@@ -162,13 +162,14 @@ pub fn gather(
     let (all_lexical, dense_files) =
         add_chunks(index, &weighted, dense_text, filter, semantic, &mut files)?;
     // Every path: named things and imports resolve against them.
-    let all_paths = index.indexed_paths(filter)?;
+    let files_indexed = index.indexed_files(filter)?;
+    let all_paths: Vec<String> = files_indexed.iter().map(|f| f.0.clone()).collect();
     let paths = PathIndex::new(&all_paths);
     add_named(index, task, &paths, &mut files)?;
     add_definitions(index, task, filter, &mut files)?;
     let mut files: Vec<Candidate> = files.0.into_values().collect();
-    let words = TaskWords::new(task).with_crowded_directories(&code_paths(index, filter)?);
-    set_file_evidence(index, &words, &dense_files.files, &mut files)?;
+    let words = TaskWords::new(task).with_crowded_directories(&code_paths(&files_indexed));
+    set_file_evidence(index, task, &words, &dense_files.files, &mut files)?;
     mark_literals(index, task, &mut files);
     mark_imported(index, &mut files, &paths)?;
     Ok(Gathered {
@@ -177,19 +178,12 @@ pub fn gather(
     })
 }
 
-/// The indexed code files under `filter`, tests aside.
-fn code_paths(index: &Index, filter: &Filter) -> Result<Vec<String>> {
-    let code = Filter {
-        languages: (Language::ALL.into_iter())
-            .filter(|l| {
-                l.is_code() && (filter.languages.is_empty() || filter.languages.contains(l))
-            })
-            .collect(),
-        ..filter.clone()
-    };
-    Ok((index.indexed_paths(&code)?.into_iter())
-        .filter(|p| !rank::is_test_path(p))
-        .collect())
+/// The code files of `files`, tests aside.
+fn code_paths(files: &[(String, Language)]) -> Vec<&str> {
+    (files.iter())
+        .filter(|(p, lang)| lang.is_code() && !rank::is_test_path(p))
+        .map(|(p, _)| p.as_str())
+        .collect()
 }
 
 /// Whole-file BM25: the best files by the task's weighted terms.
@@ -358,6 +352,7 @@ fn add_definitions(
 /// file, its size, its name against the task's words, and its flags.
 fn set_file_evidence(
     index: &Index,
+    task: &TaskText,
     words: &TaskWords,
     dense_files: &HashMap<String, (f64, f64)>,
     files: &mut [Candidate],
@@ -383,7 +378,7 @@ fn set_file_evidence(
         c.features
             .set(Feature::Test, flag(rank::is_test_path(&c.path)));
         c.features.set(Feature::NonCode, flag(!c.lang.is_code()));
-        let example = rank::is_example_path(&lower) && !words.wants_examples;
+        let example = rank::is_example_path(&lower) && !task.wants_examples;
         c.features
             .set(Feature::Example, flag(example || is_docs_path(&lower)));
     }
@@ -696,9 +691,6 @@ struct TaskWords {
     prose: rank::QueryShape,
     /// Directories that hold too much of the repository to name anything.
     crowded: HashSet<String>,
-    /// The title asks about examples (`blame example: …`): they are not
-    /// set below the code.
-    wants_examples: bool,
 }
 
 /// A directory holding this share of the code files (tests aside) or more
@@ -718,25 +710,15 @@ impl TaskWords {
             strong: rank::QueryShape::new(&strong),
             prose: rank::QueryShape::new(&prose),
             crowded: HashSet::new(),
-            wants_examples: task
-                .title
-                .split(|c: char| !c.is_alphanumeric())
-                .map(str::to_ascii_lowercase)
-                .any(|w| {
-                    matches!(
-                        w.as_str(),
-                        "example" | "examples" | "demo" | "demos" | "sample" | "samples"
-                    )
-                }),
         }
     }
 
     /// Leaves out the directories of `paths` (the indexed code files, tests
     /// aside) that hold [`CROWDED_DIRECTORY_SHARE`] of them or more.
-    fn with_crowded_directories(mut self, paths: &[String]) -> TaskWords {
+    fn with_crowded_directories(mut self, paths: &[&str]) -> TaskWords {
         let mut counts: HashMap<&str, usize> = HashMap::new();
         for path in paths {
-            let mut dir = path.as_str();
+            let mut dir = *path;
             while let Some((parent, _)) = dir.rsplit_once('/') {
                 *counts.entry(parent).or_default() += 1;
                 dir = parent;
@@ -959,26 +941,14 @@ mod tests {
     }
 
     #[test]
-    fn a_title_that_asks_about_examples_keeps_them_beside_the_code() {
-        let wants = |text: &str| TaskWords::new(&TaskText::parse(text)).wants_examples;
-        assert!(wants("blame example: fix support for line ranges"));
-        assert!(wants("examples: use unsigned int for bitfields"));
-        assert!(wants("The demo crashes on start"));
-        // Only the title: an issue's prose says "for example" often.
-        assert!(!wants(
-            "Blame drops lines\n\nFor example, with a range of 3,5 it prints nothing."
-        ));
-        assert!(!wants("Counterexample search is slow"));
-    }
-
-    #[test]
     fn a_directory_holding_half_the_code_names_none_of_it() {
         let task = TaskText::parse("pytest crashes when logging a fixture");
-        let paths: Vec<String> = ["src/_pytest/fixtures.py", "src/_pytest/python.py"]
-            .into_iter()
-            .chain(["src/_pytest/logging.py", "bench/run.py"])
-            .map(String::from)
-            .collect();
+        let paths = [
+            "src/_pytest/fixtures.py",
+            "src/_pytest/python.py",
+            "src/_pytest/logging.py",
+            "bench/run.py",
+        ];
         let words = TaskWords::new(&task);
         assert_eq!(words.names_file("src/_pytest/python.py"), 0.5);
         let words = words.with_crowded_directories(&paths);

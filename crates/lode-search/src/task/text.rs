@@ -78,6 +78,9 @@ pub struct TaskText {
     pub prose: String,
     /// Whether the text asks about documentation itself.
     pub wants_docs: bool,
+    /// Whether its title asks about examples (`blame example: …`): only the
+    /// title, since prose says "for example" often.
+    pub wants_examples: bool,
 }
 
 /// How much a term counts, by where it was found: code-shaped words say
@@ -184,6 +187,9 @@ static QUOTED: LazyLock<Regex> =
 static DOCS: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)\b(?:documentation|docs|readme|changelog|tutorial|typo in the doc)").unwrap()
 });
+/// Words that ask about examples.
+static EXAMPLES: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"(?i)\b(?:examples?|demos?|samples?)\b").unwrap());
 
 /// Segments that begin a qualified name without naming a module.
 const RECEIVERS: &[&str] = &["self", "this", "cls", "super", "crate", "Self"];
@@ -252,6 +258,7 @@ impl TaskText {
             .chars()
             .take(300)
             .collect();
+        out.wants_examples = EXAMPLES.is_match(&out.title);
         out.prose = prose;
         out.errors = distinct(ERROR_NAME.find_iter(text).map(|m| m.as_str().to_string()));
         out.identifiers.truncate(MAX_IDENTIFIERS);
