@@ -381,6 +381,8 @@ fn set_file_evidence(
         let example = rank::is_example_path(&lower) && !task.wants_examples;
         c.features
             .set(Feature::Example, flag(example || is_docs_path(&lower)));
+        c.features
+            .set(Feature::Vendored, flag(words.leaves_vendored(&c.path)));
     }
     leave_headers_unnamed(files);
     Ok(())
@@ -777,7 +779,39 @@ impl TaskWords {
         let by_dir = dir.filter(|d| d.len() >= 4).map_or(0.0, |d| named(d) / 2.0);
         by_file.max(by_dir)
     }
+
+    /// Whether `path` is third-party code kept in the repository
+    /// (`deps/zlib/inflate.c`, `fmt/bundled/format.h`) that the task does
+    /// not name: neither the file nor a directory below the vendored one.
+    /// Fixes to a project rarely edit its vendored copies; a task that
+    /// writes the library's name still finds them.
+    fn leaves_vendored(&self, path: &str) -> bool {
+        let mut parts = path.split('/');
+        parts.next_back();
+        if !parts.any(|d| VENDORED_DIRECTORIES.contains(&d.to_ascii_lowercase().as_str())) {
+            return false;
+        }
+        let named = |name: &str| self.strong.names_file(name) || self.prose.names_file(name);
+        let own = path.rsplit('/').next().unwrap_or(path);
+        !(named(own) || parts.any(named))
+    }
 }
+
+/// Directories that hold copies of other projects' code. The walker leaves
+/// out `vendor/` and `node_modules/` whole; these names are less certain
+/// (`deps/` is a project's own code in some trees), so their files stay
+/// indexed and searchable, and task mode only ranks them lower.
+const VENDORED_DIRECTORIES: &[&str] = &[
+    "third_party",
+    "thirdparty",
+    "third-party",
+    "3rdparty",
+    "deps",
+    "external",
+    "extern",
+    "bundled",
+    "vendored",
+];
 
 /// A file that stands for its directory's package: `__init__.py`,
 /// `index.ts`, `mod.rs`.
@@ -956,5 +990,22 @@ mod tests {
         // The file's own name still counts.
         assert_eq!(words.names_file("src/_pytest/fixtures.py"), 1.0);
         assert_eq!(words.names_file("src/_pytest/logging.py"), 1.0);
+    }
+
+    #[test]
+    fn vendored_code_ranks_lower_unless_the_task_names_its_library() {
+        let task =
+            TaskText::parse("Branch rename drops the reflog\n\nThe inflate stream ends early.");
+        let words = TaskWords::new(&task);
+        assert!(words.leaves_vendored("deps/pcre/pcre_compile.c"));
+        assert!(words.leaves_vendored("include/spdlog/fmt/bundled/format.h"));
+        assert!(words.leaves_vendored("src/Third_Party/lib/x.c"));
+        // The project's own code, and a vendored directory's name as a file.
+        assert!(!words.leaves_vendored("src/libgit2/branch.c"));
+        assert!(!words.leaves_vendored("src/deps.c"));
+        // The task writes the file's name, or the library's.
+        assert!(!words.leaves_vendored("deps/zlib/inflate.c"));
+        let task = TaskText::parse("Update pcre to 8.45");
+        assert!(!TaskWords::new(&task).leaves_vendored("deps/pcre/pcre_compile.c"));
     }
 }

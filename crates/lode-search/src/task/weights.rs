@@ -2,7 +2,7 @@
 //! [`Feature`]) and the linear model that scores it ([`Weights`]).
 
 /// A kind of evidence about a candidate file, in vector order: the first
-/// ones add to a file's score, the last three ([`Feature::FACTORS`])
+/// ones add to a file's score, the last four ([`Feature::FACTORS`])
 /// multiply it when set.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Feature {
@@ -44,10 +44,13 @@ pub enum Feature {
     NonCode,
     /// Under an example or documentation directory.
     Example,
+    /// Under a directory of third-party code (`third_party/`, `deps/`,
+    /// `bundled/`) that the task does not name.
+    Vendored,
 }
 
 /// How many kinds of evidence there are.
-pub const FEATURES: usize = 17;
+pub const FEATURES: usize = 18;
 
 impl Feature {
     /// Every feature in vector order: a feature's position here is its slot in
@@ -70,6 +73,7 @@ impl Feature {
         Feature::Test,
         Feature::NonCode,
         Feature::Example,
+        Feature::Vendored,
     ];
 
     /// Where the factors begin in [`Feature::ALL`].
@@ -95,6 +99,7 @@ impl Feature {
             Feature::Test => "test",
             Feature::NonCode => "non_code",
             Feature::Example => "example",
+            Feature::Vendored => "vendored",
         }
     }
 }
@@ -148,6 +153,7 @@ impl Default for Weights {
             0.3, // test
             0.2, // non_code
             0.6, // example
+            0.5, // vendored
         ])
     }
 }
