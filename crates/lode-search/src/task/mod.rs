@@ -16,6 +16,7 @@ mod features;
 mod resolve;
 mod text;
 mod weights;
+mod words;
 
 use serde::Serialize;
 
