@@ -19,6 +19,7 @@ mod learn;
 mod mcp;
 mod remote;
 mod setup;
+mod status;
 mod swebench;
 mod tools;
 
