@@ -1,5 +1,5 @@
 use super::*;
-use serde_json::json;
+use serde_json::{Value, json};
 
 fn code(v: Value) -> String {
     Overlay::from_json(&v).unwrap_err().to_string()
