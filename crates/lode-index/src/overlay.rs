@@ -609,11 +609,25 @@ impl Active {
     }
 }
 
-/// Removes the rows of paths the overlay hides.
-pub(crate) fn unmasked<T>(active: &Active, rows: Vec<T>, path: impl Fn(&T) -> &str) -> Vec<T> {
-    rows.into_iter()
-        .filter(|r| !active.masks(path(r)))
-        .collect()
+impl Index {
+    /// Rows read from the database, layered: with an overlay active, the rows
+    /// of paths it hides are dropped and the rows `own` takes from the layer
+    /// follow; without one, the rows as read.
+    pub(crate) fn layered<T>(
+        &self,
+        rows: Vec<T>,
+        path: impl Fn(&T) -> &str,
+        own: impl FnOnce(&Active) -> Vec<T>,
+    ) -> Vec<T> {
+        let Some(active) = self.active_overlay() else {
+            return rows;
+        };
+        let mut rows: Vec<T> = (rows.into_iter())
+            .filter(|r| !active.masks(path(r)))
+            .collect();
+        rows.extend(own(&active));
+        rows
+    }
 }
 
 #[cfg(test)]

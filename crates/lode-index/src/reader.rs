@@ -12,7 +12,7 @@ use serde::Serialize;
 use crate::lexical::ScoreBoard;
 use crate::location::IndexLocation;
 use crate::meta::{self, Meta};
-use crate::overlay::{self, Active};
+use crate::overlay::Active;
 use crate::rows::{self, RowCache};
 use crate::store::{Manifest, Store, sql_err};
 
@@ -519,11 +519,13 @@ impl Index {
                 out.push((path, lang));
             }
         }
-        if let Some(o) = self.active_overlay() {
-            out = overlay::unmasked(&o, out, |f| f.0.as_str());
-            out.extend(o.indexed_files(filter).map(|(p, l)| (p.clone(), l)));
-            out.sort();
-        }
+        let own = |o: &Active| {
+            (o.indexed_files(filter))
+                .map(|(p, l)| (p.clone(), l))
+                .collect()
+        };
+        let mut out = self.layered(out, |f| f.0.as_str(), own);
+        out.sort();
         Ok(out)
     }
 

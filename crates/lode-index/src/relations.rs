@@ -6,7 +6,7 @@ use serde::Serialize;
 
 use lode_core::{Language, Result};
 
-use crate::overlay::unmasked;
+use crate::overlay::Active;
 use crate::reader::{Index, SYMBOL_COLUMNS, SymbolRow, named, symbol_row};
 
 /// A call site as stored.
@@ -77,14 +77,16 @@ impl Index {
             [name],
             |r| symbol_row(r, 0),
         )?;
-        Ok(match self.active_overlay() {
-            None => rows,
-            Some(o) => {
-                let mut rows = unmasked(&o, rows, |s| &s.path);
-                rows.extend(o.symbols().iter().filter(|s| s.name == name).cloned());
-                rows
-            }
-        })
+        Ok(self.layered(
+            rows,
+            |s| &s.path,
+            |o| {
+                (o.symbols().iter())
+                    .filter(|s| s.name == name)
+                    .cloned()
+                    .collect()
+            },
+        ))
     }
 
     /// One symbol by id.
@@ -132,10 +134,7 @@ impl Index {
             [caller],
             call_row,
         )?;
-        Ok(match self.active_overlay() {
-            None => rows,
-            Some(o) => unmasked(&o, rows, |c| &c.path),
-        })
+        Ok(self.layered(rows, |c| &c.path, |_| Vec::new()))
     }
 
     /// Every call site of a function or method named `callee`.
@@ -145,16 +144,16 @@ impl Index {
             [callee],
             call_row,
         )?;
-        Ok(match self.active_overlay() {
-            None => rows,
-            Some(o) => {
-                let mut rows = unmasked(&o, rows, |c| &c.path);
-                rows.extend(o.calls().iter().filter(|c| c.callee == callee).cloned());
-                // Stable: a file's sites keep their source order.
-                rows.sort_by(|a, b| a.path.cmp(&b.path).then(a.line.cmp(&b.line)));
-                rows
-            }
-        })
+        let own = |o: &Active| {
+            (o.calls().iter())
+                .filter(|c| c.callee == callee)
+                .cloned()
+                .collect()
+        };
+        let mut rows = self.layered(rows, |c| &c.path, own);
+        // Stable: a file's sites keep their source order.
+        rows.sort_by(|a, b| a.path.cmp(&b.path).then(a.line.cmp(&b.line)));
+        Ok(rows)
     }
 
     /// Every call site of the index (for whole-graph measures: centrality).
@@ -164,14 +163,7 @@ impl Index {
             [],
             call_row,
         )?;
-        Ok(match self.active_overlay() {
-            None => rows,
-            Some(o) => {
-                let mut rows = unmasked(&o, rows, |c| &c.path);
-                rows.extend(o.calls().iter().cloned());
-                rows
-            }
-        })
+        Ok(self.layered(rows, |c| &c.path, |o| o.calls().to_vec()))
     }
 
     /// The call sites of one file, in source order (one read by the file's
@@ -227,13 +219,6 @@ impl Index {
             [],
             |r| symbol_row(r, 0),
         )?;
-        Ok(match self.active_overlay() {
-            None => rows,
-            Some(o) => {
-                let mut rows = unmasked(&o, rows, |s| &s.path);
-                rows.extend(o.symbols().iter().cloned());
-                rows
-            }
-        })
+        Ok(self.layered(rows, |s| &s.path, |o| o.symbols().to_vec()))
     }
 }
