@@ -69,3 +69,5 @@
 //! the seeds there first, so rerunning the same command reproduces it.
 //! Commit that file with the fix, and write the minimal input as a plain
 //! test beside the target.
+
+#![deny(missing_docs)]

@@ -38,7 +38,7 @@
 //! assert_eq!(fake.requests(), 0);
 //! ```
 
-#![warn(missing_docs)]
+#![deny(missing_docs)]
 
 pub mod fake_decision;
 pub mod fake_embed;
