@@ -24,13 +24,14 @@ fn main() {
     let loc = lode_index::IndexLocation::resolve(&root, None).unwrap();
     let index = lode_index::Index::open(&loc).unwrap();
     let manifest = index.store().manifest().unwrap();
-    let basis = lode_index::WalkBasis::load(index.store())
+    let basis = lode_index::incremental::WalkBasis::load(index.store())
         .unwrap()
         .expect("a walk snapshot");
     let config = lode_core::Config::default();
     let (wall, cpu) = (Instant::now(), cpu_ms());
     for _ in 0..rounds {
-        let walk = lode_index::walk_with(&loc.root, Some(&basis), &manifest, &config).unwrap();
+        let walk = lode_index::incremental::walk_with(&loc.root, Some(&basis), &manifest, &config)
+            .unwrap();
         assert!(
             walk.snapshot.is_none(),
             "the quick pass fell back to a full walk"

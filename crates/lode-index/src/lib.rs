@@ -33,7 +33,10 @@
 //!   [`LiveIndex`]: [`live::query`] runs each query on it beside the stat
 //!   pass (or `stat`s only what a watcher saw written), and keeps it open
 //!   through a build it ran ([`Index::after_build`] re-reads only what that
-//!   build touched).
+//!   build touched). [`state()`] says where an index stands without changing
+//!   it. These five — [`build()`], [`refresh()`], [`refresh_and()`],
+//!   [`live::query`], [`state()`] — are the freshness entry points;
+//!   [`incremental`] holds the steps they are made of.
 //! - [`overlay`] puts files a session holds but has not written (new,
 //!   edited, deleted) over an open [`Index`] for one query, parsed as the
 //!   indexer would and cached by their hash; the database is never written.
@@ -78,20 +81,28 @@ mod top;
 pub mod vectors;
 mod whole_file;
 
-pub use build::{
-    BuildOptions, BuildReport, StatDiff, WalkBasis, build, build_with_walk, fingerprint, stat_diff,
-    walk_changed, walk_for, walk_with,
-};
+pub use build::{BuildOptions, BuildReport, build, fingerprint};
 pub use embed::{EmbedOptions, EmbedPhase, EmbedReport, Stopped, embed};
 pub use live::LiveIndex;
 pub use location::{EmbedLock, IndexLocation, WriterLock, mark_damaged};
 pub use lode_walk::{SkipReason, WalkReport, WalkedFile, content_reason, snapshot, walk};
 pub use meta::Meta;
 pub use reader::{ChunkRow, FileRow, Filter, Index, IndexStats, LanguageCount, SymbolRow};
-pub use refresh::{
-    Freshness, IndexState, RefreshOptions, refresh, refresh_and, refresh_walked, state,
-    update_walked,
-};
+pub use refresh::{Freshness, IndexState, RefreshOptions, refresh, refresh_and, state};
+
+/// The steps the freshness entry points are made of, for a caller that
+/// holds its own walk (a test of one step, the stat-pass benchmark): walk
+/// against the index's snapshot ([`walk_with`](incremental::walk_with),
+/// [`walk_changed`](incremental::walk_changed) for paths a watcher saw),
+/// compare ([`stat_diff`](incremental::stat_diff)), and build or update
+/// from that walk ([`build_with_walk`](incremental::build_with_walk),
+/// [`update_walked`](incremental::update_walked)).
+pub mod incremental {
+    pub use crate::build::{
+        StatDiff, WalkBasis, build_with_walk, stat_diff, walk_changed, walk_with,
+    };
+    pub use crate::refresh::update_walked;
+}
 pub use relations::{CallRow, ImportRow};
 pub use store::{Manifest, ManifestEntry, SCHEMA_VERSION, Store, WAL_LIMIT_BYTES, open_database};
 pub use whole_file::{DenseFiles, FileBm25Params, FileScore};

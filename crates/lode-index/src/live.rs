@@ -15,7 +15,8 @@
 
 use lode_core::{Config, Result};
 
-use crate::{Index, IndexLocation, RefreshOptions, WalkBasis, WalkReport};
+use crate::incremental::WalkBasis;
+use crate::{Index, IndexLocation, RefreshOptions, WalkReport};
 
 /// An index kept open across queries, with what its freshness check needs.
 pub struct LiveIndex {
@@ -132,7 +133,8 @@ impl LiveIndex {
     ) -> Result<(Result<T>, WalkReport, usize)> {
         let (root, basis, manifest) = (&loc.root, self.walk_basis.as_ref(), &self.manifest);
         std::thread::scope(|s| {
-            let walk = s.spawn(move || crate::walk_with(root, basis, manifest, config));
+            let walk =
+                s.spawn(move || crate::incremental::walk_with(root, basis, manifest, config));
             let answer = f(&self.index);
             let walked = walk
                 .join()
@@ -151,12 +153,12 @@ impl LiveIndex {
         paths: &[String],
     ) -> Option<WalkReport> {
         let basis = self.walk_basis.as_ref()?;
-        crate::walk_changed(&loc.root, basis, &self.manifest, paths, config)
+        crate::incremental::walk_changed(&loc.root, basis, &self.manifest, paths, config)
     }
 
     /// How many files of `walked` differ from this index (changed or deleted).
     fn changed(&self, walked: &WalkReport) -> usize {
-        let diff = crate::stat_diff(walked, &self.manifest);
+        let diff = crate::incremental::stat_diff(walked, &self.manifest);
         diff.changed.len() + diff.deleted.len()
     }
 }
@@ -205,7 +207,7 @@ pub fn query<T>(
         // found changed; what it decoded is kept where the update allows.
         (Some(open), Some((walk, changed))) => {
             let kept = Some((&open.manifest, open.index.generation()));
-            let freshness = crate::update_walked(loc, opts, walk, changed, kept)?;
+            let freshness = crate::incremental::update_walked(loc, opts, walk, changed, kept)?;
             let open = match &freshness {
                 crate::Freshness::Refreshed(report) => open.after_build(loc, report)?,
                 // Another process is writing: answer from what it last committed.
@@ -221,7 +223,7 @@ pub fn query<T>(
             drop(stale);
             let (index, freshness) = match walked {
                 // The walk just made decides: no second stat pass.
-                Some((walk, changed)) => crate::refresh_walked(loc, opts, walk, changed)?,
+                Some((walk, changed)) => crate::refresh::refresh_walked(loc, opts, walk, changed)?,
                 None => crate::refresh(loc, opts)?,
             };
             (LiveIndex::new(index)?, freshness)

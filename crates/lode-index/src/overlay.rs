@@ -4,7 +4,7 @@
 //! - [`Overlay`] is the validated request: root-relative `/`-separated paths
 //!   to new content, or `None` for a deletion. [`Overlay::from_json`] reads
 //!   `{"path": "content" | null}` and refuses anything else with
-//!   [`Error::BadOverlay`] (`lode.bad_overlay`): not an object, a value that
+//!   [`Error::BadOverlay`](lode_core::Error::BadOverlay) (`lode.bad_overlay`): not an object, a value that
 //!   is not a string or null, an absolute path, a `..` that leaves the root,
 //!   more than [`MAX_FILES`] entries, a file over [`MAX_FILE_BYTES`] or all
 //!   of them over [`MAX_TOTAL_BYTES`].

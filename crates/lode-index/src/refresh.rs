@@ -215,7 +215,7 @@ fn refresh_inner(loc: &IndexLocation, opts: &RefreshOptions) -> Result<(Index, F
 /// As [`refresh`], for a caller that already walked the tree (`walked`) and
 /// found `changed` files that differ from the index, under the index's own
 /// config: the index is updated without walking again.
-pub fn refresh_walked(
+pub(crate) fn refresh_walked(
     loc: &IndexLocation,
     opts: &RefreshOptions,
     walked: lode_walk::WalkReport,
@@ -240,10 +240,12 @@ fn update(
     Ok((Index::open(loc)?, freshness))
 }
 
-/// As [`refresh_walked`], for a caller that keeps its index open through
-/// the update (see `Index::after_build`): nothing is opened here, and the
-/// file list it holds, `kept` with the generation it is of, spares the build
-/// reading every file row.
+/// Updates the index from a walk the caller made (`walked`, with `changed`
+/// files that differ from the index), under the index's own config, for a
+/// caller that keeps its index open through the update (see
+/// `Index::after_build`): nothing is opened here, and the file list it
+/// holds, `kept` with the generation it is of, spares the build reading
+/// every file row.
 pub fn update_walked(
     loc: &IndexLocation,
     opts: &RefreshOptions,

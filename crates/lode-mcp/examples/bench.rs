@@ -204,7 +204,7 @@ fn stat_pass_parts(root: &Path, cache: &Path, rounds: usize) {
         walk.push(t.elapsed().as_secs_f64() * 1000.0);
         let t = Instant::now();
         let manifest = index.store().manifest().unwrap();
-        assert!(lode_index::stat_diff(&walked, &manifest).is_empty());
+        assert!(lode_index::incremental::stat_diff(&walked, &manifest).is_empty());
         diff.push(t.elapsed().as_secs_f64() * 1000.0);
     }
     report("  stat pass: open index + meta", open);

@@ -5,7 +5,7 @@ use super::*;
 
 /// The walk of an index's tree: proven from its snapshot by `stat` alone when
 /// nothing but file contents changed (see [`lode_walk::snapshot`]), else a full walk.
-pub fn walk_for(
+pub(crate) fn walk_for(
     root: &std::path::Path,
     store: &Store,
     manifest: &Manifest,
@@ -77,7 +77,9 @@ pub(super) fn join<T>(handle: std::thread::ScopedJoinHandle<'_, T>) -> T {
         .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
 }
 
-/// As [`walk_for`], with the snapshot already read (a long-lived reader keeps it).
+/// The walk of an index's tree, with its snapshot already read (a
+/// long-lived reader keeps it): proven by `stat` alone when the snapshot
+/// allows, else a full walk.
 pub fn walk_with(
     root: &std::path::Path,
     basis: Option<&WalkBasis>,

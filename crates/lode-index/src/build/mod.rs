@@ -28,7 +28,8 @@ mod prepare;
 mod write;
 
 pub(crate) use basis::manifest_and_walk;
-pub use basis::{WalkBasis, walk_changed, walk_for, walk_with};
+pub(crate) use basis::walk_for;
+pub use basis::{WalkBasis, walk_changed, walk_with};
 use prepare::prepare;
 pub(crate) use prepare::{Embed, Prepared, PreparedFile, prepare_content};
 use write::{Writer, write_meta};

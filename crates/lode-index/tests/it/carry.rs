@@ -185,7 +185,7 @@ fn an_update_ignores_a_file_list_of_an_older_generation() {
     let walked = lode_index::walk(&root, &config.files).unwrap();
     let opts = lode_index::RefreshOptions::new(&config);
     let kept = Some((&stale.0, stale.1));
-    let freshness = lode_index::update_walked(&loc, &opts, walked, 1, kept).unwrap();
+    let freshness = lode_index::incremental::update_walked(&loc, &opts, walked, 1, kept).unwrap();
     let lode_index::Freshness::Refreshed(report) = freshness else {
         panic!("expected an update, got {freshness:?}");
     };
@@ -211,7 +211,7 @@ fn an_update_ignores_a_file_list_of_an_older_generation() {
     .unwrap();
     let walked = lode_index::walk(&root, &config.files).unwrap();
     let kept = Some((&current.0, current.1));
-    let freshness = lode_index::update_walked(&loc, &opts, walked, 1, kept).unwrap();
+    let freshness = lode_index::incremental::update_walked(&loc, &opts, walked, 1, kept).unwrap();
     assert!(matches!(freshness, lode_index::Freshness::Refreshed(r) if r.parsed == 1));
     let index = Index::open(&loc).unwrap();
     assert_eq!(index.symbols_named("again").unwrap().len(), 1);

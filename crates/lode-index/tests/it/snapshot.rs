@@ -66,12 +66,14 @@ impl Fixture {
     }
 
     /// Builds with aged timestamps; the manifest and walk basis a reader keeps.
-    fn built_basis(&self) -> (lode_index::Manifest, lode_index::WalkBasis) {
+    fn built_basis(&self) -> (lode_index::Manifest, lode_index::incremental::WalkBasis) {
         age(&self.root);
         self.build();
         let index = lode_index::Index::open(&self.loc).unwrap();
         let manifest = index.store().manifest().unwrap();
-        let basis = lode_index::WalkBasis::load(index.store()).unwrap().unwrap();
+        let basis = lode_index::incremental::WalkBasis::load(index.store())
+            .unwrap()
+            .unwrap();
         (manifest, basis)
     }
 
@@ -217,21 +219,24 @@ fn a_walk_from_known_writes_restats_only_those_files() {
     let (manifest, basis) = f.built_basis();
     let known = |paths: &[&str]| {
         let paths: Vec<String> = paths.iter().map(|p| p.to_string()).collect();
-        lode_index::walk_changed(&f.root, &basis, &manifest, &paths, &f.config)
+        lode_index::incremental::walk_changed(&f.root, &basis, &manifest, &paths, &f.config)
     };
 
     rewrite(&f.root.join("src/a.py"), "def alpha2():\n    return 11\n");
     let walk = known(&["src/a.py"]).expect("an indexed file written in place");
-    let diff = lode_index::stat_diff(&walk, &manifest);
+    let diff = lode_index::incremental::stat_diff(&walk, &manifest);
     let changed: Vec<&str> = diff.changed.iter().map(|w| w.path.as_str()).collect();
     assert_eq!(changed, ["src/a.py"]);
     assert!(diff.deleted.is_empty());
     assert!(walk.snapshot.is_none(), "the stored snapshot stays");
     // It lists the written file alone; an update from it keeps the others.
     assert_eq!(walk.files.len(), 1);
-    let report =
-        lode_index::build_with_walk(&f.loc, &BuildOptions::quiet(&f.config), Some(walk.clone()))
-            .unwrap();
+    let report = lode_index::incremental::build_with_walk(
+        &f.loc,
+        &BuildOptions::quiet(&f.config),
+        Some(walk.clone()),
+    )
+    .unwrap();
     assert_eq!((report.parsed, report.deleted), (1, 0));
     assert_eq!(f.indexed(), ["src/a.py", "src/deep/b.py"]);
     // The other file is taken as recorded, not stat-ed: an unreported
@@ -241,7 +246,12 @@ fn a_walk_from_known_writes_restats_only_those_files() {
         "def beta2():\n    return 22\n",
     );
     let walk = known(&["src/a.py"]).unwrap();
-    assert_eq!(lode_index::stat_diff(&walk, &manifest).changed.len(), 1);
+    assert_eq!(
+        lode_index::incremental::stat_diff(&walk, &manifest)
+            .changed
+            .len(),
+        1
+    );
 
     // What a walk must decide: a file not indexed, one gone, one grown past the cap.
     assert!(known(&["build/gen.py"]).is_none());
@@ -256,10 +266,16 @@ fn a_walk_from_known_writes_still_checks_the_ignore_files_it_watches() {
     let f = Fixture::tree();
     let (manifest, basis) = f.built_basis();
     let paths = vec!["src/a.py".to_string()];
-    assert!(lode_index::walk_changed(&f.root, &basis, &manifest, &paths, &f.config).is_some());
+    assert!(
+        lode_index::incremental::walk_changed(&f.root, &basis, &manifest, &paths, &f.config)
+            .is_some()
+    );
     // The root's ignore file (watched by the snapshot) changes in place.
     rewrite(&f.root.join(".gitignore"), "src/\n");
-    assert!(lode_index::walk_changed(&f.root, &basis, &manifest, &paths, &f.config).is_none());
+    assert!(
+        lode_index::incremental::walk_changed(&f.root, &basis, &manifest, &paths, &f.config)
+            .is_none()
+    );
 }
 
 /// `refresh_and` answers from the index as it is while the stat pass runs:
