@@ -19,6 +19,10 @@
 //!   tools, and [`mcp::Listener`], a client counting
 //!   `notifications/tools/list_changed` (lode-cli's and lode-gateway's tests).
 //!
+//! - [`expect`]: expected-output files beside the inputs, compared or,
+//!   with `UPDATE_EXPECT=1`, rewritten (lode-parse's, lode-search's and
+//!   lode-cli's tests).
+//!
 //! Both fakes wrap `lode_http::test_server`. What the tests of one crate
 //! alone use stays in that crate's `common` test module.
 //!
@@ -40,6 +44,7 @@
 
 #![deny(missing_docs)]
 
+pub mod expect;
 pub mod fake_decision;
 pub mod fake_embed;
 #[cfg(feature = "mcp")]

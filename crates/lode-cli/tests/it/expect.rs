@@ -21,38 +21,18 @@ use crate::common::Repo;
 use crate::common::raw::Raw;
 
 fn cases(kind: &str) -> Vec<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/expect")
-        .join(kind);
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "txt"))
-        .collect();
-    files.sort();
-    assert!(!files.is_empty(), "no cases in {}", dir.display());
-    files
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/expect");
+    lode_test_support::expect::inputs(&dir.join(kind), "txt")
 }
 
 /// Compares every case's rendering with its file (or rewrites the file).
 fn check_all(kind: &str, render: impl Fn(&str) -> String) {
-    let update = std::env::var_os("UPDATE_EXPECT").is_some();
-    let mut failed = Vec::new();
-    for path in cases(kind) {
+    lode_test_support::expect::check(cases(kind).into_iter().map(|path| {
         let expected = std::fs::read_to_string(&path).unwrap();
-        let first = expected.lines().next().unwrap_or_default();
-        let actual = format!("{first}\n{}", render(first));
-        if update {
-            std::fs::write(&path, &actual).unwrap();
-        } else if actual != expected {
-            eprintln!(
-                "--- {} differs (UPDATE_EXPECT=1 to rewrite)\n{actual}",
-                path.display()
-            );
-            failed.push(path.file_name().unwrap().to_string_lossy().into_owned());
-        }
-    }
-    assert!(failed.is_empty(), "output differs: {failed:?}");
+        let first = expected.lines().next().unwrap_or_default().to_string();
+        let actual = format!("{first}\n{}", render(&first));
+        (path, actual)
+    }));
 }
 
 /// Arguments split at spaces; `"…"` keeps spaces, `\"` is a quote.

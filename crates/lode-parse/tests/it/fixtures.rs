@@ -102,30 +102,15 @@ fn fixture_files() -> Vec<PathBuf> {
 
 #[test]
 fn extraction_matches_expected() {
-    let update = std::env::var_os("UPDATE_EXPECT").is_some();
-    let mut failures = Vec::new();
     let files = fixture_files();
     assert!(!files.is_empty());
-    for path in files {
-        let source = std::fs::read_to_string(&path).unwrap();
-        let lang = lode_parse::detect(&path, source.as_bytes());
+    lode_test_support::expect::check(files.iter().map(|path| {
+        let source = std::fs::read_to_string(path).unwrap();
+        let lang = lode_parse::detect(path, source.as_bytes());
         let extract = lode_parse::extract(lang, &source);
-        let actual = render(&extract, &source);
-        let expected_path = PathBuf::from(format!("{}.expected", path.display()));
-        if update {
-            std::fs::write(&expected_path, &actual).unwrap();
-            continue;
-        }
-        let expected = std::fs::read_to_string(&expected_path).unwrap_or_default();
-        if expected != actual {
-            failures.push(format!(
-                "{}: extraction differs from {} (UPDATE_EXPECT=1 to rewrite)\n--- actual ---\n{actual}",
-                path.display(),
-                expected_path.display()
-            ));
-        }
-    }
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
+        let expected = PathBuf::from(format!("{}.expected", path.display()));
+        (expected, render(&extract, &source))
+    }));
 }
 
 #[test]

@@ -5,36 +5,16 @@ use super::*;
 #[test]
 fn task_texts_parse_as_expected() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/task");
-    let update = std::env::var_os("UPDATE_EXPECT").is_some();
-    let mut inputs: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "txt"))
-        .collect();
-    inputs.sort();
+    let inputs = lode_test_support::expect::inputs(&dir, "txt");
     assert!(inputs.len() >= 8, "fixtures in {}", dir.display());
-    let mut failures = Vec::new();
-    for input in inputs {
-        let text = std::fs::read_to_string(&input).unwrap();
+    lode_test_support::expect::check(inputs.iter().map(|input| {
+        let text = std::fs::read_to_string(input).unwrap();
         let mut parsed = TaskText::parse(&text);
         parsed.prose.clear(); // the prose is the input less the rest
         let mut actual = serde_json::to_string_pretty(&parsed).unwrap();
         actual.push('\n');
-        let expected_path = input.with_extension("expected");
-        if update {
-            std::fs::write(&expected_path, &actual).unwrap();
-            continue;
-        }
-        let expected = std::fs::read_to_string(&expected_path).unwrap_or_default();
-        if expected != actual {
-            failures.push(format!(
-                "{}: parse differs from {} (UPDATE_EXPECT=1 to rewrite)\n{actual}",
-                input.display(),
-                expected_path.display()
-            ));
-        }
-    }
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
+        (input.with_extension("expected"), actual)
+    }));
 }
 
 #[test]
