@@ -558,56 +558,80 @@ impl Vectors {
     /// Embeds a query for scoring against stored vectors (a server's answers
     /// are cached per process, keyed by model, query prefix and text).
     pub fn query(&self, text: &str) -> Result<Query, String> {
-        let mut row = Vec::with_capacity(self.spec.dim);
-        // As the index's chunks were embedded: an index whose spec predates
-        // the words rule is rebuilt by its fingerprint, not queried this way.
-        let words = if self.spec.chunking.ends_with(WORDS) {
-            split_identifiers(text)
-        } else {
-            text.to_string()
-        };
-        match &self.model {
-            Model::Builtin => builtin()
-                .embed_into(&[words.as_str()], &mut row)
-                .map_err(|e| e.to_string()),
-            Model::Local(m) => m
-                .embed_into(&[words.as_str()], &mut row)
-                .map_err(|e| e.to_string()),
-            Model::Remote(r, e) => {
-                let key = format!("{}\n{}\n{text}", e.id(), r.query_prefix);
-                let cached = r
-                    .queries
-                    .lock()
-                    .unwrap_or_else(|p| p.into_inner())
-                    .get(&key)
-                    .cloned();
-                match cached {
-                    Some(v) => {
-                        row.extend_from_slice(&v);
-                        Ok(())
-                    }
-                    None => {
-                        let text = format!("{}{text}", r.query_prefix);
-                        e.embed_into(&[&text], &mut row).inspect(|_| {
-                            let mut q = r.queries.lock().unwrap_or_else(|p| p.into_inner());
-                            if q.len() >= QUERY_CACHE_ENTRIES {
-                                q.clear(); // crude but bounded; queries repeat in bursts
-                            }
-                            q.insert(key, Arc::new(row.clone()));
-                        })
-                    }
-                }
-                .map_err(|err| format!("embedding endpoint failed ({err})"))
-            }
-        }?;
-        if row.len() != self.spec.dim {
+        self.query_views(&[text])
+    }
+
+    /// Embeds several views of one query (a task's whole text, its title…)
+    /// and sums their vectors: a stored vector's score is then the sum of
+    /// its similarities to each view. One embedding call for all of them.
+    pub fn query_views(&self, views: &[&str]) -> Result<Query, String> {
+        let dim = self.spec.dim;
+        let rows = self.query_rows(views)?;
+        if rows.len() != views.len() * dim {
             return Err(format!(
-                "the query embedding has {} dimensions, the index {}",
-                row.len(),
-                self.spec.dim
+                "the query embedding has {} dimensions, the index {dim}",
+                rows.len() / views.len().max(1)
             ));
         }
-        Ok(self.encoding.query(&row))
+        let mut sum = vec![0f32; dim];
+        for row in rows.chunks_exact(dim) {
+            for (s, x) in sum.iter_mut().zip(row) {
+                *s += x;
+            }
+        }
+        Ok(self.encoding.query(&sum))
+    }
+
+    /// Each view's embedding, concatenated.
+    fn query_rows(&self, views: &[&str]) -> Result<Vec<f32>, String> {
+        let mut rows = Vec::with_capacity(views.len() * self.spec.dim);
+        // As the index's chunks were embedded: an index whose spec predates
+        // the words rule is rebuilt by its fingerprint, not queried this way.
+        let words: Vec<String> = if self.spec.chunking.ends_with(WORDS) {
+            views.iter().map(|v| split_identifiers(v)).collect()
+        } else {
+            views.iter().map(|v| v.to_string()).collect()
+        };
+        let words: Vec<&str> = words.iter().map(String::as_str).collect();
+        match &self.model {
+            Model::Builtin => builtin()
+                .embed_into(&words, &mut rows)
+                .map_err(|e| e.to_string())?,
+            Model::Local(m) => m.embed_into(&words, &mut rows).map_err(|e| e.to_string())?,
+            Model::Remote(r, e) => {
+                for view in views {
+                    rows.extend_from_slice(&self.remote_query(r, e, view)?);
+                }
+            }
+        }
+        Ok(rows)
+    }
+
+    /// A server's embedding of one query text, cached per process.
+    fn remote_query(
+        &self,
+        r: &Remote,
+        e: &RemoteEmbedder,
+        text: &str,
+    ) -> Result<Arc<Vec<f32>>, String> {
+        let key = format!("{}\n{}\n{text}", e.id(), r.query_prefix);
+        let cached = (r.queries.lock().unwrap_or_else(|p| p.into_inner()))
+            .get(&key)
+            .cloned();
+        if let Some(row) = cached {
+            return Ok(row);
+        }
+        let mut row = Vec::with_capacity(self.spec.dim);
+        let text = format!("{}{text}", r.query_prefix);
+        e.embed_into(&[&text], &mut row)
+            .map_err(|err| format!("embedding endpoint failed ({err})"))?;
+        let row = Arc::new(row);
+        let mut q = r.queries.lock().unwrap_or_else(|p| p.into_inner());
+        if q.len() >= QUERY_CACHE_ENTRIES {
+            q.clear(); // crude but bounded; queries repeat in bursts
+        }
+        q.insert(key, row.clone());
+        Ok(row)
     }
 }
 

@@ -398,11 +398,12 @@ impl Index {
         })
     }
 
-    /// The chunks nearest to `query` (at most `limit`) and, per file, how
+    /// The chunks nearest to a query (at most `limit`) and, per file, how
     /// near its chunks come: what a task's ranking reads of the embeddings,
-    /// in one pass over them.
-    pub fn dense_files(&self, query: &str, filter: &Filter, limit: usize) -> Result<DenseFiles> {
-        let scored = self.dense_scores(query, filter)?;
+    /// in one pass over them. The query is one or more `views` of a text,
+    /// each embedded, a chunk scoring the sum of its similarities to them.
+    pub fn dense_files(&self, views: &[&str], filter: &Filter, limit: usize) -> Result<DenseFiles> {
+        let scored = self.dense_scores(views, filter)?;
         if scored.is_empty() {
             return Ok(DenseFiles::default());
         }

@@ -110,17 +110,17 @@ impl Index {
     /// by the model that made the index's vectors (a server that fails, a
     /// model this process does not use); [`take_notes`](Self::take_notes) then says why.
     pub fn dense(&self, query: &str, filter: &Filter, limit: usize) -> Result<Vec<(i64, f64)>> {
-        Ok(best(self.dense_scores(query, filter)?, limit))
+        Ok(best(self.dense_scores(&[query], filter)?, limit))
     }
 
-    /// Every admitted chunk's similarity to `query`, in no order (empty when
-    /// the query cannot be embedded; see [`dense`](Self::dense)).
-    pub(crate) fn dense_scores(&self, query: &str, filter: &Filter) -> Result<Vec<(i64, f64)>> {
+    /// Every admitted chunk's similarity to the query `views`, summed, in no
+    /// order (empty when the query cannot be embedded; see [`dense`](Self::dense)).
+    pub(crate) fn dense_scores(&self, views: &[&str], filter: &Filter) -> Result<Vec<(i64, f64)>> {
         let Some(spec) = self.vector_spec()? else {
             return Ok(Vec::new()); // an index of an older lode; its fingerprint rebuilds it
         };
         let q = match crate::vectors::for_index(&spec)
-            .and_then(|v| Ok((v.query(query)?, v.stride())))
+            .and_then(|v| Ok((v.query_views(views)?, v.stride())))
         {
             Ok(q) => q,
             Err(why) => {

@@ -27,6 +27,33 @@ fn static_models_embed_words_and_servers_the_text() {
 }
 
 #[test]
+fn a_query_of_several_views_scores_the_sum_of_their_similarities() {
+    let v = builtin_vectors(VectorEncoding::F32);
+    let stored = v.embed_documents(&["parse the config file", "render a table of rows"]);
+    assert_eq!(stored.len(), 2 * v.stride());
+    let views = ["config parser fails on empty files", "config parser"];
+    let (both, one, other) = (
+        v.query_views(&views).unwrap(),
+        v.query(views[0]).unwrap(),
+        v.query(views[1]).unwrap(),
+    );
+    for row in stored.chunks_exact(v.stride()) {
+        let sum = one.score(row) + other.score(row);
+        assert!(
+            (both.score(row) - sum).abs() < 1e-5,
+            "{} vs {sum}",
+            both.score(row)
+        );
+    }
+    // One view is the plain query.
+    let row = &stored[..v.stride()];
+    assert_eq!(
+        v.query_views(&views[..1]).unwrap().score(row),
+        one.score(row)
+    );
+}
+
+#[test]
 fn the_builtin_dimension_is_known_without_loading() {
     assert_eq!(builtin().dim(), BUILTIN_DIM);
 }

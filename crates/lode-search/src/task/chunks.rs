@@ -327,12 +327,12 @@ pub fn task_chunk_candidates(
 ) -> Result<Vec<(String, Vec<ScoredChunk>)>> {
     let task = TaskText::parse(text);
     let terms = task.terms(&features::term_weights());
-    let dense_text = super::dense_text(&task, text);
+    let views = super::dense_views(&task, text);
     let opts = TaskOptions {
         semantic,
         ..TaskOptions::default()
     };
-    let gathered = features::gather(index, &task, &terms, &dense_text, &opts.filter, semantic)?;
+    let gathered = features::gather(index, &task, &terms, &views, &opts.filter, semantic)?;
     let names = TaskNames::new(&task);
     let mut ids: Vec<Vec<i64>> = Vec::with_capacity(paths.len());
     for path in paths {

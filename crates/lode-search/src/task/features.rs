@@ -153,7 +153,7 @@ pub fn gather(
     index: &Index,
     task: &TaskText,
     terms: &[(String, f64)],
-    dense_text: &str,
+    dense_views: &[String],
     filter: &Filter,
     semantic: bool,
 ) -> Result<Gathered> {
@@ -161,7 +161,7 @@ pub fn gather(
     let mut files = Candidates::default();
     add_whole_files(index, &weighted, filter, &mut files)?;
     let (all_lexical, dense_files) =
-        add_chunks(index, &weighted, dense_text, filter, semantic, &mut files)?;
+        add_chunks(index, &weighted, dense_views, filter, semantic, &mut files)?;
     // Every path: named things and imports resolve against them.
     let files_indexed = index.indexed_files(filter)?;
     let all_paths: Vec<String> = files_indexed.iter().map(|f| f.0.clone()).collect();
@@ -209,7 +209,7 @@ fn add_whole_files(
 fn add_chunks(
     index: &Index,
     weighted: &[(&str, f64)],
-    dense_text: &str,
+    dense_views: &[String],
     filter: &Filter,
     semantic: bool,
     files: &mut Candidates,
@@ -217,7 +217,8 @@ fn add_chunks(
     let all_lexical = index.lexical_weighted(weighted, &Bm25Params::default(), filter, 0)?;
     let lexical = &best_of(&all_lexical, CHUNK_POOL);
     let dense_files = if semantic {
-        index.dense_files(dense_text, filter, CHUNK_POOL)?
+        let views: Vec<&str> = dense_views.iter().map(String::as_str).collect();
+        index.dense_files(&views, filter, CHUNK_POOL)?
     } else {
         lode_index::DenseFiles::default()
     };

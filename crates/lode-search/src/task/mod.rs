@@ -169,8 +169,8 @@ pub fn task_candidates(
 ) -> Result<Vec<(String, FileFeatures)>> {
     let task = TaskText::parse(text);
     let terms = task.terms(&features::term_weights());
-    let dense_text = dense_text(&task, text);
-    let gathered = features::gather(index, &task, &terms, &dense_text, filter, semantic)?;
+    let views = dense_views(&task, text);
+    let gathered = features::gather(index, &task, &terms, &views, filter, semantic)?;
     Ok(gathered
         .files
         .into_iter()
@@ -182,15 +182,8 @@ pub fn task_candidates(
 pub fn task_search(index: &Index, text: &str, opts: &TaskOptions) -> Result<TaskResults> {
     let task = TaskText::parse(text);
     let terms = task.terms(&features::term_weights());
-    let dense_text = dense_text(&task, text);
-    let mut gathered = features::gather(
-        index,
-        &task,
-        &terms,
-        &dense_text,
-        &opts.filter,
-        opts.semantic,
-    )?;
+    let views = dense_views(&task, text);
+    let mut gathered = features::gather(index, &task, &terms, &views, &opts.filter, opts.semantic)?;
     let candidates = gathered.files.len();
     let mut ranked: Vec<(f64, features::Candidate)> = std::mem::take(&mut gathered.files)
         .into_iter()
@@ -242,21 +235,22 @@ pub fn task_search(index: &Index, text: &str, opts: &TaskOptions) -> Result<Task
     })
 }
 
-/// What the embedding model reads of a task: its first line (an issue's
-/// title), its code-shaped words, and the start of its prose. A static
-/// model averages its tokens; the whole text would drown the names in
-/// common words.
-pub(super) fn dense_text(task: &TaskText, text: &str) -> String {
+/// What the embedding model reads of a task, as three views whose
+/// similarities a chunk sums: the whole (its first line — an issue's title —,
+/// its code-shaped words and the start of its prose), the title alone, and
+/// the title with the code-shaped words. A static model averages its
+/// tokens: in the whole, the prose's common words drown the title and the
+/// names, so the narrower views say them again.
+pub(super) fn dense_views(task: &TaskText, text: &str) -> [String; 3] {
     let title = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
-    let mut out = String::from(title);
+    let mut named = String::from(title);
     for i in task.identifiers.iter().take(30) {
-        out.push(' ');
-        out.push_str(i);
+        named.push(' ');
+        named.push_str(i);
     }
-    out.push(' ');
     let prose: String = task.prose.chars().take(1000).collect();
-    out.push_str(&prose);
-    out
+    let whole = format!("{named} {prose}");
+    [whole, title.to_string(), named]
 }
 
 /// The evidence in words, strongest kinds first.
@@ -350,6 +344,21 @@ mod tests {
         Converts method from a binary string to the literal string. When requests tries \
         to use the method it gets a 404 Not Found response. I am using python 3 and \
         this bug does not exist on python 2.\n";
+
+    #[test]
+    fn the_embedding_reads_the_whole_the_title_and_the_names() {
+        let text = "\nSessions drop cookies on redirect\n\nCalling `Session.resolve_redirects` \
+                    clears the jar, so the next request has none.";
+        let task = TaskText::parse(text);
+        let [whole, title, named] = dense_views(&task, text);
+        assert_eq!(title, "Sessions drop cookies on redirect");
+        assert!(named.starts_with(&title) && named.contains("Session.resolve_redirects"));
+        assert!(!named.contains("jar"), "{named}");
+        assert!(
+            whole.starts_with(&named) && whole.contains("jar"),
+            "{whole}"
+        );
+    }
 
     #[test]
     fn the_names_of_an_issue_outweigh_its_prose() {
