@@ -109,7 +109,7 @@ impl Default for TermWeights {
             part: 1.0,
             code: 1.0,
             prose: 0.6,
-            title: 1.2,
+            title: 2.0,
         }
     }
 }

@@ -38,7 +38,8 @@ fn short_queries_are_not_tasks_and_issues_are() {
 #[test]
 fn code_words_weigh_more_than_prose_and_repetition_saturates() {
     let t = TaskText::parse(
-        "The method fails when builtin_str is applied.\nmethod method method method method",
+        "Crash on apply\nThe method fails when builtin_str is applied.\n\
+         method method method method method",
     );
     let terms: HashMap<String, f64> = t.terms(&TermWeights::default()).into_iter().collect();
     assert!(terms["builtin_str"] > terms["method"], "{terms:?}");
