@@ -97,8 +97,12 @@ pub struct TermWeights {
     pub code: f64,
     /// A prose word.
     pub prose: f64,
-    /// A word of the title (the first line), at least.
+    /// A word of the title (the first line), at least, when a body follows.
     pub title: f64,
+    /// The same for a title with nothing under it (a commit subject, a
+    /// one-line question): it is the whole text, and a heavy title weight
+    /// would level its prose words with its identifiers.
+    pub lone_title: f64,
 }
 
 impl Default for TermWeights {
@@ -110,6 +114,7 @@ impl Default for TermWeights {
             code: 1.0,
             prose: 0.6,
             title: 2.0,
+            lone_title: 1.2,
         }
     }
 }
@@ -265,12 +270,24 @@ impl TaskText {
         );
         add(whole, w.prose);
         add(parts, w.prose);
+        let title = if self.has_body() {
+            w.title
+        } else {
+            w.lone_title
+        };
         let (whole, parts) = split_counts(std::iter::once(self.title.as_str()));
-        add(whole, w.title);
-        add(parts, w.title);
+        add(whole, title);
+        add(parts, title);
         let mut terms: Vec<(String, f64)> = out.into_iter().collect();
         terms.sort_by(|a, b| a.0.cmp(&b.0));
         terms
+    }
+
+    /// Whether anything follows the title: prose, code, a trace.
+    fn has_body(&self) -> bool {
+        let mut lines = self.prose.lines().filter(|l| !l.trim().is_empty());
+        lines.next();
+        lines.next().is_some() || !self.code.is_empty() || !self.frames.is_empty()
     }
 
     /// Ends a code block, keeping its text.

@@ -78,3 +78,19 @@ fn a_long_text_is_read_up_to_the_bound() {
     assert!(t.paths.is_empty());
     assert!(t.prose.len() <= MAX_TASK_BYTES + 1);
 }
+
+#[test]
+fn a_title_stands_out_against_a_body_and_a_lone_title_keeps_its_names_above() {
+    let w = TermWeights::default();
+    let weight = |text: &str, term: &str| {
+        let terms: HashMap<String, f64> = TaskText::parse(text).terms(&w).into_iter().collect();
+        terms[term]
+    };
+    let issue = "Cookies dropped after redirect\n\nThe session loses them on a 302 response.";
+    assert_eq!(weight(issue, "cookies"), w.title);
+    assert_eq!(weight(issue, "session"), w.prose);
+    // A subject alone: its identifier outweighs its plain words.
+    let subject = "Fix cookies dropped in resolve_redirects";
+    assert_eq!(weight(subject, "cookies"), w.lone_title);
+    assert!(weight(subject, "resolve_redirects") > weight(subject, "cookies"));
+}
