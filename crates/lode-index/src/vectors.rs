@@ -598,40 +598,55 @@ impl Vectors {
                 .embed_into(&words, &mut rows)
                 .map_err(|e| e.to_string())?,
             Model::Local(m) => m.embed_into(&words, &mut rows).map_err(|e| e.to_string())?,
-            Model::Remote(r, e) => {
-                for view in views {
-                    rows.extend_from_slice(&self.remote_query(r, e, view)?);
-                }
-            }
+            Model::Remote(r, e) => rows = self.remote_query_rows(r, e, views)?,
         }
         Ok(rows)
     }
 
-    /// A server's embedding of one query text, cached per process.
-    fn remote_query(
+    /// A server's embeddings of query texts, each cached per process (keyed
+    /// by model, query prefix and text); those not cached in one request.
+    fn remote_query_rows(
         &self,
         r: &Remote,
         e: &RemoteEmbedder,
-        text: &str,
-    ) -> Result<Arc<Vec<f32>>, String> {
-        let key = format!("{}\n{}\n{text}", e.id(), r.query_prefix);
-        let cached = (r.queries.lock().unwrap_or_else(|p| p.into_inner()))
-            .get(&key)
-            .cloned();
-        if let Some(row) = cached {
-            return Ok(row);
+        texts: &[&str],
+    ) -> Result<Vec<f32>, String> {
+        let dim = self.spec.dim;
+        let key = |text: &str| format!("{}\n{}\n{text}", e.id(), r.query_prefix);
+        let mut found: Vec<Option<Arc<Vec<f32>>>> = {
+            let cache = r.queries.lock().unwrap_or_else(|p| p.into_inner());
+            texts.iter().map(|t| cache.get(&key(t)).cloned()).collect()
+        };
+        let missing: Vec<usize> = (0..texts.len()).filter(|&i| found[i].is_none()).collect();
+        if !missing.is_empty() {
+            let prefixed: Vec<String> = (missing.iter())
+                .map(|&i| format!("{}{}", r.query_prefix, texts[i]))
+                .collect();
+            let refs: Vec<&str> = prefixed.iter().map(String::as_str).collect();
+            let mut rows = Vec::with_capacity(missing.len() * dim);
+            e.embed_into(&refs, &mut rows)
+                .map_err(|err| format!("embedding endpoint failed ({err})"))?;
+            if rows.len() != missing.len() * dim {
+                return Err(format!(
+                    "the query embedding has {} dimensions, the index {dim}",
+                    rows.len() / missing.len()
+                ));
+            }
+            let mut cache = r.queries.lock().unwrap_or_else(|p| p.into_inner());
+            for (&i, row) in missing.iter().zip(rows.chunks_exact(dim)) {
+                if cache.len() >= QUERY_CACHE_ENTRIES {
+                    cache.clear(); // crude but bounded; queries repeat in bursts
+                }
+                let row = Arc::new(row.to_vec());
+                cache.insert(key(texts[i]), row.clone());
+                found[i] = Some(row);
+            }
         }
-        let mut row = Vec::with_capacity(self.spec.dim);
-        let text = format!("{}{text}", r.query_prefix);
-        e.embed_into(&[&text], &mut row)
-            .map_err(|err| format!("embedding endpoint failed ({err})"))?;
-        let row = Arc::new(row);
-        let mut q = r.queries.lock().unwrap_or_else(|p| p.into_inner());
-        if q.len() >= QUERY_CACHE_ENTRIES {
-            q.clear(); // crude but bounded; queries repeat in bursts
-        }
-        q.insert(key, row.clone());
-        Ok(row)
+        Ok(found
+            .into_iter()
+            .flatten()
+            .flat_map(|row| row.to_vec())
+            .collect())
     }
 }
 

@@ -115,6 +115,31 @@ fn an_index_built_by_a_server_is_searched_through_it() {
 }
 
 #[test]
+fn a_task_is_sent_to_the_server_as_its_three_views_in_one_request() {
+    let repo = Repo::fixture("shop");
+    let fake = Fake::start(|_| Reply::Embed(32));
+    ollama(&repo, &fake.url, "query_prefix = \"q: \"\n");
+    repo.json(&["index"]);
+    let task = "Cart total ignores the discount\n\nCalling `Cart.subtotal` after \
+                `apply_discount` returns the full price, so the receipt is wrong.";
+    let before = fake.requests();
+    let s = repo.json(&["search", "--mode", "task", task]);
+    assert!(s.get("notes").is_none(), "{s}");
+    let seen = fake.seen();
+    // Past the server's probe (`lode`), one request holds every view.
+    let asked: Vec<&Value> = (seen[before..].iter())
+        .map(|(_, b, _)| &b["input"])
+        .filter(|input| input[0] != "lode")
+        .collect();
+    assert_eq!(asked.len(), 1, "{asked:?}");
+    let views = asked[0].as_array().unwrap();
+    assert_eq!(views.len(), 3, "{views:?}");
+    assert_eq!(views[1], "q: Cart total ignores the discount");
+    assert!(views.iter().all(|v| v.as_str().unwrap().starts_with("q: ")));
+    assert!(views[0].as_str().unwrap().contains("the receipt is wrong"));
+}
+
+#[test]
 fn chunks_go_out_in_batches() {
     let repo = Repo::fixture("shop");
     let fake = Fake::start(|_| Reply::Embed(16));
