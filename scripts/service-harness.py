@@ -26,6 +26,9 @@ time:
 - on a nats-server with TLS and the README's permissions, a client is answered
   under its own identity only, cannot change the allow-lists, and cannot
   publish to the cache;
+- a shard node that hangs (SIGSTOP; its connection stays open, so its queue
+  group still hands it requests): no answer is partial, the resends reach
+  its replica; resumed, every partition is on two nodes again;
 - 2,000 queries through `lode mcp --remote`, a shard node killed with SIGKILL
   among them: no answer is partial but the one sent as the node died, and
   within 30 s every partition is on two
@@ -515,6 +518,10 @@ def shard_nodes(lode, url, tmp, repos, builders, servers):
     nats_node_killed(lode, url, tmp, repos, servers, mcp)
     wait_complete(lode, url, config, repos, 120, "after the NATS node came back")
 
+    # A node that hangs: the resends of its requests reach its replicas.
+    hung_node(mcp, repos, nodes, tmp)
+    wait_complete(lode, url, config, repos, 90, "the hung node resumed")
+
     # A node killed under load: its partitions' replicas answer every query.
     under_load(mcp, repos, nodes, tmp)
     wait_complete(lode, url, config, repos, 90, "one node killed")
@@ -760,6 +767,42 @@ def serving(log):
     """The partitions a node last said it serves."""
     lines = [l for l in log.read_text().splitlines() if "serving partitions" in l]
     return set(json.loads(lines[-1].split("serving partitions ", 1)[1])) if lines else set()
+
+
+def hung_node(mcp, repos, nodes, tmp, queries=30):
+    """`queries` repository-scoped searches while one shard node is stopped
+    (SIGSTOP): the node stays connected and in its partitions' queue groups,
+    so a first request may reach it and go unanswered; the resends go to
+    every replica, and no answer may be partial. Resumed (SIGCONT), the node
+    may have lapsed from the members: every partition is on two nodes again
+    within 30 s."""
+    names = sorted(repos)
+    victim = nodes[1]
+    bad, slow = [], 0
+    victim.proc.send_signal(signal.SIGSTOP)
+    try:
+        for i in range(queries):
+            repo = names[i % len(names)]
+            asked = time.time()
+            a = mcp.call("search", query="handler request", repo=repo, top_k=3)
+            took = time.time() - asked
+            slow += took > 0.4
+            if a["partial"] or [s["repo"] for s in a["served"]] != [repo]:
+                bad.append((i, Path(repo).name, a["missing_partitions"], f"{took:.1f} s"))
+    finally:
+        victim.proc.send_signal(signal.SIGCONT)
+    check(not bad, f"a hung node: {queries} queries, none partial ({len(bad)} were: {bad[:3]}; "
+          f"{slow} answered by a resend)")
+    resumed = time.time()
+    while True:
+        held = [p for n in nodes for p in serving(tmp / f"{n.name}.log")]
+        if all(held.count(p) >= 2 for p in range(8)):
+            break
+        if time.time() - resumed > 30:
+            fail(f"partitions not on two nodes within 30 s of resuming: "
+                 f"{[sorted(serving(tmp / f'{n.name}.log')) for n in nodes]}")
+        time.sleep(0.5)
+    check(True, f"resumed, every partition on two nodes ({time.time() - resumed:.0f} s)")
 
 
 def under_load(mcp, repos, nodes, tmp, queries=2000, kill_at=200):

@@ -9,7 +9,8 @@
 //! repository of its partitions at the catalog's commit, switching to a new
 //! commit only once it is ready, and answers on `lode.q.<partition>.*` (the
 //! last token the asker's identity, see [`crate::access`]) in a queue group,
-//! so one replica answers each request. The node itself is [`node`]: one
+//! so one replica answers each request, and on `lode.q.h<partition>.*`, where
+//! the resends of an unanswered request reach every replica. The node itself is [`node`]: one
 //! thread answers while others read JetStream and load repositories.
 
 use std::collections::BTreeSet;
@@ -159,6 +160,21 @@ fn subject(partition: u32, identity: &str) -> String {
     format!("lode.q.{partition}.{identity}")
 }
 
+/// The subject a resent request goes to, `lode.q.h<partition>.<identity>`:
+/// every replica of the partition hears it (no queue group), so a resend
+/// cannot reach only the member that left the first request unanswered.
+/// Within `lode.q.*.<identity>`, so the same publish permission covers it.
+fn hedge_subject(partition: u32, identity: &str) -> String {
+    format!("lode.q.h{partition}.{identity}")
+}
+
+/// The partition a query's subject names, first or resent; `None` for any
+/// other subject.
+fn subject_partition(subject: &str) -> Option<u32> {
+    let token = subject.split('.').nth(2)?;
+    token.strip_prefix('h').unwrap_or(token).parse().ok()
+}
+
 impl Remote {
     /// Sends `query` to the partition of `query.repo`, or to every partition,
     /// and merges what comes back within `deadline`.
@@ -197,9 +213,10 @@ impl Remote {
     /// One partition's answer within `deadline`, hedged: a request still
     /// unanswered after a sixth of the deadline is sent once more, and after
     /// half of it once again, each answer awaited until the first comes (the
-    /// node a request reached may have died with it, or be slow, and a
-    /// replica answers the next). With no node subscribed, the partition is
-    /// asked again shortly.
+    /// node a request reached may have died with it, or hang). The first
+    /// goes to the partition's queue group, one replica answering; the
+    /// resends to every replica ([`hedge_subject`]). With no node
+    /// subscribed, the partition is asked again shortly.
     async fn ask_partition(
         &self,
         partition: u32,
@@ -207,17 +224,23 @@ impl Remote {
         deadline: Duration,
     ) -> Option<PartitionAnswer> {
         let started = Instant::now();
-        let subject = subject(partition, &self.identity);
+        let (first, resent) = (
+            subject(partition, &self.identity),
+            hedge_subject(partition, &self.identity),
+        );
         let mut hedges = [deadline / 6, deadline / 2].into_iter();
         let mut in_flight = futures_util::stream::FuturesUnordered::new();
         let mut next_send = Duration::ZERO;
+        let mut sent = 0usize;
         loop {
             let elapsed = started.elapsed();
             if elapsed >= deadline {
                 return None;
             }
             if elapsed >= next_send {
-                in_flight.push(self.client.request(subject.clone(), payload.clone()));
+                let to = if sent == 0 { &first } else { &resent };
+                in_flight.push(self.client.request(to.clone(), payload.clone()));
+                sent += 1;
                 next_send = hedges.next().unwrap_or(deadline).max(elapsed + RETRY_AFTER);
             }
             let wait = next_send.min(deadline).saturating_sub(started.elapsed());
@@ -248,6 +271,19 @@ impl Remote {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_resend_names_its_partition_and_identity_where_the_first_does() {
+        let (first, resent) = (subject(3, "team-a"), hedge_subject(3, "team-a"));
+        assert_eq!(first, "lode.q.3.team-a");
+        // Four tokens, the identity last: `lode.q.*.team-a` permits both.
+        assert_eq!(resent, "lode.q.h3.team-a");
+        assert_eq!(subject_partition(&first), Some(3));
+        assert_eq!(subject_partition(&resent), Some(3));
+        for other in ["lode.q.x3.team-a", "lode.q", "lode.q.h.team-a"] {
+            assert_eq!(subject_partition(other), None, "{other}");
+        }
+    }
 
     #[test]
     fn a_query_names_its_command_in_lower_case_and_no_other() {

@@ -11,8 +11,8 @@ use lode_core::Config;
 use lode_index::{Index, IndexLocation, RefreshOptions};
 
 use super::{
-    Command, HEARTBEAT, NODE_TTL, NODES, PartitionAnswer, Query, RESYNC, RepoAnswer, held_by,
-    partition, subject,
+    Command, HEARTBEAT, NODE_TTL, NODES, PartitionAnswer, Query, RESYNC, RepoAnswer, hedge_subject,
+    held_by, partition, subject, subject_partition,
 };
 use crate::access::Access;
 use crate::jobs::{Job, RepoEntry, repo_key};
@@ -315,12 +315,15 @@ fn resubscribe(
         let client = remote.client.clone();
         let tx = tx.clone();
         let task = remote.rt.spawn(async move {
-            let Ok(mut sub) = client
-                .queue_subscribe(subject(p, "*"), format!("lode-p{p}"))
-                .await
-            else {
+            let (Ok(first), Ok(resent)) = (
+                client
+                    .queue_subscribe(subject(p, "*"), format!("lode-p{p}"))
+                    .await,
+                client.subscribe(hedge_subject(p, "*")).await,
+            ) else {
                 return;
             };
+            let mut sub = futures_util::stream::select(first, resent);
             while let Some(m) = sub.next().await {
                 if tx.send(m).is_err() {
                     break;
@@ -398,10 +401,9 @@ struct Holdings<'a> {
 }
 
 fn answer(message: &async_nats::Message, held: &Holdings) -> PartitionAnswer {
-    // `lode.q.<partition>.<identity>`
-    let mut tokens = message.subject.split('.').skip(2);
-    let p: u32 = (tokens.next().and_then(|s| s.parse().ok())).unwrap_or(u32::MAX);
-    let identity = tokens.next().unwrap_or_default();
+    // `lode.q.<partition>.<identity>`, or `lode.q.h<partition>.<identity>` resent
+    let p = subject_partition(&message.subject).unwrap_or(u32::MAX);
+    let identity = message.subject.split('.').nth(3).unwrap_or_default();
     let mut reply = PartitionAnswer {
         partition: p,
         node: held.node.to_string(),
