@@ -10,8 +10,9 @@
 //! commit only once it is ready, and answers on `lode.q.<partition>.*` (the
 //! last token the asker's identity, see [`crate::access`]) in a queue group,
 //! so one replica answers each request, and on `lode.q.h<partition>.*`, where
-//! the resends of an unanswered request reach every replica. The node itself is [`node`]: one
-//! thread answers while others read JetStream and load repositories.
+//! the resends of an unanswered request reach every replica. The node itself
+//! is [`node`]: one thread answers while others read JetStream and load
+//! repositories.
 
 use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
