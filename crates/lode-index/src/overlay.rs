@@ -4,10 +4,10 @@
 //! - [`Overlay`] is the validated request: root-relative `/`-separated paths
 //!   to new content, or `None` for a deletion. [`Overlay::from_json`] reads
 //!   `{"path": "content" | null}` and refuses anything else with
-//!   [`Error::BadOverlay`](lode_core::Error::BadOverlay) (`lode.bad_overlay`): not an object, a value that
-//!   is not a string or null, an absolute path, a `..` that leaves the root,
-//!   more than [`MAX_FILES`] entries, a file over [`MAX_FILE_BYTES`] or all
-//!   of them over [`MAX_TOTAL_BYTES`].
+//!   [`Error::BadOverlay`](lode_core::Error::BadOverlay) (`lode.bad_overlay`):
+//!   not an object, a value that is not a string or null, an absolute path,
+//!   a `..` that leaves the root, more than [`MAX_FILES`] entries, a file over
+//!   [`MAX_FILE_BYTES`] or all of them over [`MAX_TOTAL_BYTES`].
 //! - [`OverlayLayer`] is an overlay parsed exactly as the indexer parses a
 //!   file (same path policy, language detection, extraction, chunking,
 //!   tokens and embedding model), held in memory with ids of its own
