@@ -624,14 +624,9 @@ impl Vectors {
                 .collect();
             let refs: Vec<&str> = prefixed.iter().map(String::as_str).collect();
             let mut rows = Vec::with_capacity(missing.len() * dim);
+            // The embedder checks every row has the model's dimensions.
             e.embed_into(&refs, &mut rows)
                 .map_err(|err| format!("embedding endpoint failed ({err})"))?;
-            if rows.len() != missing.len() * dim {
-                return Err(format!(
-                    "the query embedding has {} dimensions, the index {dim}",
-                    rows.len() / missing.len()
-                ));
-            }
             let mut cache = r.queries.lock().unwrap_or_else(|p| p.into_inner());
             for (&i, row) in missing.iter().zip(rows.chunks_exact(dim)) {
                 if cache.len() >= QUERY_CACHE_ENTRIES {

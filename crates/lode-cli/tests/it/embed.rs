@@ -140,6 +140,27 @@ fn a_task_is_sent_to_the_server_as_its_three_views_in_one_request() {
 }
 
 #[test]
+fn a_query_embedding_of_another_dimension_runs_the_query_lexical_only() {
+    let repo = Repo::fixture("shop");
+    // Chunks in 32 dimensions, queries (the prefixed texts) in 16.
+    let fake = Fake::start(|r| {
+        let query = r.inputs().iter().any(|t| t.starts_with("q: "));
+        Reply::Embed(if query { 16 } else { 32 })
+    });
+    ollama(&repo, &fake.url, "query_prefix = \"q: \"\n");
+    repo.json(&["index"]);
+    let task = "Cart total ignores the discount\n\nCalling `Cart.subtotal` after \
+                `apply_discount` returns the full price, so the receipt is wrong.";
+    let s = repo.json(&["search", "--mode", "task", task]);
+    assert!(!s["hits"].as_array().unwrap().is_empty(), "{s}");
+    let notes = s["notes"].to_string();
+    assert!(
+        notes.contains("16 dimensions") && notes.contains("lexical-only"),
+        "{s}"
+    );
+}
+
+#[test]
 fn chunks_go_out_in_batches() {
     let repo = Repo::fixture("shop");
     let fake = Fake::start(|_| Reply::Embed(16));

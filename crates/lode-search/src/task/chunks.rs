@@ -327,7 +327,7 @@ pub fn task_chunk_candidates(
 ) -> Result<Vec<(String, Vec<ScoredChunk>)>> {
     let task = TaskText::parse(text);
     let terms = task.terms(&features::term_weights());
-    let views = super::dense_views(&task, text);
+    let views = super::dense_views(&task);
     let opts = TaskOptions {
         semantic,
         ..TaskOptions::default()

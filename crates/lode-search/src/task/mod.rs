@@ -169,7 +169,7 @@ pub fn task_candidates(
 ) -> Result<Vec<(String, FileFeatures)>> {
     let task = TaskText::parse(text);
     let terms = task.terms(&features::term_weights());
-    let views = dense_views(&task, text);
+    let views = dense_views(&task);
     let gathered = features::gather(index, &task, &terms, &views, filter, semantic)?;
     Ok(gathered
         .files
@@ -182,7 +182,7 @@ pub fn task_candidates(
 pub fn task_search(index: &Index, text: &str, opts: &TaskOptions) -> Result<TaskResults> {
     let task = TaskText::parse(text);
     let terms = task.terms(&features::term_weights());
-    let views = dense_views(&task, text);
+    let views = dense_views(&task);
     let mut gathered = features::gather(index, &task, &terms, &views, &opts.filter, opts.semantic)?;
     let candidates = gathered.files.len();
     let mut ranked: Vec<(f64, features::Candidate)> = std::mem::take(&mut gathered.files)
@@ -241,8 +241,8 @@ pub fn task_search(index: &Index, text: &str, opts: &TaskOptions) -> Result<Task
 /// the title with the code-shaped words. A static model averages its
 /// tokens: in the whole, the prose's common words drown the title and the
 /// names, so the narrower views say them again.
-pub(super) fn dense_views(task: &TaskText, text: &str) -> [String; 3] {
-    let title = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+pub(super) fn dense_views(task: &TaskText) -> [String; 3] {
+    let title = task.title.as_str();
     let mut named = String::from(title);
     for i in task.identifiers.iter().take(30) {
         named.push(' ');
@@ -350,7 +350,7 @@ mod tests {
         let text = "\nSessions drop cookies on redirect\n\nCalling `Session.resolve_redirects` \
                     clears the jar, so the next request has none.";
         let task = TaskText::parse(text);
-        let [whole, title, named] = dense_views(&task, text);
+        let [whole, title, named] = dense_views(&task);
         assert_eq!(title, "Sessions drop cookies on redirect");
         assert!(named.starts_with(&title) && named.contains("Session.resolve_redirects"));
         assert!(!named.contains("jar"), "{named}");

@@ -115,7 +115,12 @@ impl TaskWords {
     pub(super) fn leaves_vendored(&self, path: &str) -> bool {
         let mut parts = path.split('/');
         parts.next_back();
-        if !parts.any(|d| VENDORED_DIRECTORIES.contains(&d.to_ascii_lowercase().as_str())) {
+        let vendored = |d: &str| {
+            VENDORED_DIRECTORIES
+                .iter()
+                .any(|v| d.eq_ignore_ascii_case(v))
+        };
+        if !parts.any(vendored) {
             return false;
         }
         let named = |name: &str| self.strong.names_file(name) || self.prose.names_file(name);

@@ -58,40 +58,35 @@ pub(super) fn read(
 ) -> Option<Frame> {
     let at = |c: &regex::Captures, name| c.name(name).map(|m| m.as_str().to_string());
     let line_no = |c: &regex::Captures| c.name("line").and_then(|m| m.as_str().parse().ok());
+    // A frame at the match's `path` and `line`, running `function`.
+    let located = |c: &regex::Captures, function| Frame {
+        path: at(c, "path").map(|p| clean_path(&p)),
+        line: line_no(c),
+        function,
+    };
     if let Some(c) = PY_FRAME.captures(line) {
-        return Some(Frame {
-            path: at(&c, "path").map(|p| clean_path(&p)),
-            line: line_no(&c),
-            function: at(&c, "func").filter(|f| !f.starts_with('<')),
-        });
+        return Some(located(&c, at(&c, "func").filter(|f| !f.starts_with('<'))));
     }
     if let Some(c) = PYTEST_FRAME.captures(line) {
-        return Some(Frame {
-            path: at(&c, "path").map(|p| clean_path(&p)),
-            line: line_no(&c),
-            function: at(&c, "func").filter(|f| !f.starts_with('<')),
-        });
+        return Some(located(&c, at(&c, "func").filter(|f| !f.starts_with('<'))));
     }
     if let Some(c) = GO_PATH.captures(line) {
-        return Some(Frame {
-            path: at(&c, "path").map(|p| clean_path(&p)),
-            line: line_no(&c),
-            function: go_func.take().map(|f| last_segment(&f).to_string()),
-        });
+        return Some(located(
+            &c,
+            go_func.take().map(|f| last_segment(&f).to_string()),
+        ));
     }
     if let Some(c) = AT_PATH.captures(line) {
-        return Some(Frame {
-            path: at(&c, "path").map(|p| clean_path(&p)),
-            line: line_no(&c),
-            function: rust_func.take().map(|f| last_segment(&f).to_string()),
-        });
+        return Some(located(
+            &c,
+            rust_func.take().map(|f| last_segment(&f).to_string()),
+        ));
     }
     if let Some(c) = JS_FRAME.captures(line) {
-        return Some(Frame {
-            path: at(&c, "path").map(|p| clean_path(&p)),
-            line: line_no(&c),
-            function: at(&c, "func").map(|f| last_segment(&f).to_string()),
-        });
+        return Some(located(
+            &c,
+            at(&c, "func").map(|f| last_segment(&f).to_string()),
+        ));
     }
     if let Some(c) = JVM_FRAME.captures(line) {
         let qual = c["qual"].to_string();
@@ -113,27 +108,21 @@ pub(super) fn read(
         });
     }
     if let Some(c) = NATIVE_FRAME.captures(line) {
-        return Some(Frame {
-            path: at(&c, "path").map(|p| clean_path(&p)),
-            line: line_no(&c),
-            function: at(&c, "func").map(|f| last_segment(&f).to_string()),
-        });
+        return Some(located(
+            &c,
+            at(&c, "func").map(|f| last_segment(&f).to_string()),
+        ));
     }
     if let Some(c) = FIREFOX_FRAME.captures(line) {
-        return Some(Frame {
-            path: at(&c, "path").map(|p| clean_path(&p)),
-            line: line_no(&c),
-            function: at(&c, "func")
+        return Some(located(
+            &c,
+            at(&c, "func")
                 .filter(|f| !f.is_empty())
                 .map(|f| last_segment(&f).to_string()),
-        });
+        ));
     }
     if let Some(c) = PANIC_AT.captures(line) {
-        return Some(Frame {
-            path: at(&c, "path").map(|p| clean_path(&p)),
-            line: line_no(&c),
-            function: None,
-        });
+        return Some(located(&c, None));
     }
     if let Some(c) = RUST_BT_FUNC.captures(line) {
         *rust_func = Some(c["func"].trim().to_string());
