@@ -809,6 +809,8 @@ def hung_node(mcp, repos, nodes, tmp, hang=2.5):
             fail(f"partitions not settled on two nodes within 60 s of resuming: {now}")
         time.sleep(0.5)
     check(True, f"resumed, every partition on two nodes ({time.time() - resumed:.0f} s)")
+    shares = [len(ps) for ps in now]
+    check(max(shares) - min(shares) <= 1, f"the nodes' shares differ by one at most ({shares})")
 
 
 def under_load(mcp, repos, nodes, tmp, queries=2000, kill_at=200):

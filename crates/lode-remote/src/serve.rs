@@ -14,7 +14,7 @@
 //! is [`node`]: one thread answers while others read JetStream and load
 //! repositories.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::time::{Duration, Instant};
 
 use futures_util::StreamExt;
@@ -50,21 +50,71 @@ pub fn partition(repo: &str) -> u32 {
 /// The partitions `node` holds among `live` nodes.
 pub fn held_by(node: &str, live: &BTreeSet<String>) -> BTreeSet<u32> {
     (0..PARTITIONS)
-        .filter(|&p| owners(p, live).iter().any(|n| n == node))
+        .zip(assignment(live))
+        .filter(|(_, owners)| owners.iter().any(|n| *n == node))
+        .map(|(p, _)| p)
         .collect()
 }
 
-fn owners(partition: u32, live: &BTreeSet<String>) -> Vec<String> {
-    let mut ranked: Vec<(blake3::Hash, &String)> = live
-        .iter()
-        .map(|n| (blake3::hash(format!("{partition}\0{n}").as_bytes()), n))
+/// The nodes holding each partition, in partition order: each takes the
+/// [`REPLICAS`] nodes that rank highest for it by rendezvous hashing among
+/// those still under their share (`PARTITIONS × REPLICAS / nodes`, rounded
+/// up), the highest-ranked others only when too few are left; then
+/// [`even_out`]. Rendezvous hashing alone leaves the shares to chance (8
+/// partitions over three nodes came out 7, 7 and 2), and with nodes on
+/// machines of their own an org-wide query waits for the busiest; the price
+/// is that a node leaving can move a survivor's partition too. Every node
+/// computes the same from the same members.
+fn assignment(live: &BTreeSet<String>) -> Vec<Vec<&String>> {
+    let wanted = REPLICAS.min(live.len());
+    let share = (PARTITIONS as usize * REPLICAS).div_ceil(live.len().max(1));
+    let mut held: BTreeMap<&String, usize> = live.iter().map(|n| (n, 0)).collect();
+    let mut owners: Vec<Vec<&String>> = (0..PARTITIONS)
+        .map(|partition| {
+            let mut ranked: Vec<(blake3::Hash, &String)> = live
+                .iter()
+                .map(|n| (blake3::hash(format!("{partition}\0{n}").as_bytes()), n))
+                .collect();
+            ranked.sort_by(|a, b| b.0.as_bytes().cmp(a.0.as_bytes()));
+            let under_share = ranked.iter().filter(|(_, n)| held[n] < share);
+            let over = ranked.iter().filter(|(_, n)| held[n] >= share);
+            let chosen: Vec<&String> = (under_share.chain(over))
+                .take(wanted)
+                .map(|(_, n)| *n)
+                .collect();
+            for n in &chosen {
+                *held.get_mut(n).expect("a live node") += 1;
+            }
+            chosen
+        })
         .collect();
-    ranked.sort_by(|a, b| b.0.as_bytes().cmp(a.0.as_bytes()));
-    ranked
-        .into_iter()
-        .take(REPLICAS)
-        .map(|(_, n)| n.clone())
-        .collect()
+    even_out(&mut owners, &mut held);
+    owners
+}
+
+/// Moves partitions from the busiest node to the idlest until no two
+/// shares (`held`) differ by more than one. The busiest always holds a
+/// partition the idlest lacks (else the idlest would hold as many); the
+/// first such moves.
+fn even_out<'a>(owners: &mut [Vec<&'a String>], held: &mut BTreeMap<&'a String, usize>) {
+    loop {
+        let busiest = (held.iter()).max_by_key(|(n, h)| (**h, std::cmp::Reverse(**n)));
+        let idlest = held.iter().min_by_key(|(n, h)| (**h, **n));
+        let (Some((&busy, &most)), Some((&idle, &least))) = (busiest, idlest) else {
+            return;
+        };
+        if most <= least + 1 {
+            return;
+        }
+        let Some(slot) = (owners.iter_mut()).find(|o| o.contains(&busy) && !o.contains(&idle))
+        else {
+            return;
+        };
+        let at = slot.iter().position(|n| *n == busy).expect("held");
+        slot[at] = idle;
+        *held.get_mut(busy).expect("a live node") -= 1;
+        *held.get_mut(idle).expect("a live node") += 1;
+    }
 }
 
 /// The commands a shard node answers, named on the wire in lower case
@@ -272,6 +322,50 @@ impl Remote {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn members(names: &[&str]) -> BTreeSet<String> {
+        names.iter().map(|n| n.to_string()).collect()
+    }
+
+    #[test]
+    fn partitions_are_shared_evenly_and_each_has_its_replicas() {
+        let sets = [
+            members(&["node-0", "node-1", "node-2"]),
+            members(&["a", "b"]),
+            members(&["alpha", "beta", "gamma", "delta"]),
+            members(&["h1", "h2", "h3", "h4", "h5"]),
+            members(&["only"]),
+        ];
+        for live in &sets {
+            let owners = assignment(live);
+            assert_eq!(owners.len(), PARTITIONS as usize);
+            for o in &owners {
+                let distinct: BTreeSet<_> = o.iter().collect();
+                assert_eq!(distinct.len(), REPLICAS.min(live.len()), "{live:?}");
+            }
+            // The shares differ by one at most.
+            let shares: Vec<usize> = live.iter().map(|n| held_by(n, live).len()).collect();
+            let total = PARTITIONS as usize * REPLICAS.min(live.len());
+            assert_eq!(shares.iter().sum::<usize>(), total, "{live:?}");
+            let (most, least) = (shares.iter().max().unwrap(), shares.iter().min().unwrap());
+            assert!(most - least <= 1, "{shares:?} over {live:?}");
+        }
+        // Rendezvous hashing alone gave these three nodes 7, 7 and 2.
+        let three = &sets[0];
+        let shares: Vec<usize> = three.iter().map(|n| held_by(n, three).len()).collect();
+        assert_eq!(shares.iter().sum::<usize>(), 16);
+        assert!(shares.iter().all(|&s| s == 5 || s == 6), "{shares:?}");
+    }
+
+    #[test]
+    fn every_node_computes_the_same_holders() {
+        let live = members(&["node-0", "node-1", "node-2"]);
+        let again: BTreeSet<String> = live.iter().rev().cloned().collect();
+        assert_eq!(assignment(&live), assignment(&again));
+        for node in &live {
+            assert_eq!(held_by(node, &live), held_by(node, &again));
+        }
+    }
 
     #[test]
     fn a_resend_names_its_partition_and_identity_where_the_first_does() {
