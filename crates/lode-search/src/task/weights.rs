@@ -128,8 +128,10 @@ impl FileFeatures {
 }
 
 /// How much each kind of evidence counts, by [`Feature`]. The defaults are
-/// learned (`lode bench learn`) from commit histories disjoint from every
-/// evaluation set; see `docs/benchmarks.md`.
+/// hand-set priors, each change to them measured on pairs mined from commit
+/// histories disjoint from every evaluation set; a fit of all of them
+/// (`lode bench learn`) gained nothing on held-out repositories (see
+/// `docs/benchmarks.md`).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Weights(pub [f64; FEATURES]);
 
