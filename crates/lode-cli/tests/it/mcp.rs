@@ -3,6 +3,7 @@
 //! not send what we need (malformed input, a client that goes away).
 
 use std::process::Stdio;
+use std::time::Duration;
 
 use crate::common::Repo;
 use crate::common::raw::Raw;
@@ -715,6 +716,9 @@ fn an_interrupt_says_what_is_kept() {
         .status()
         .unwrap();
     assert!(killed.success());
+    // Wait for the exit with stdin still open: closed at once, the end of
+    // input could win the race against the signal's handler thread.
+    raw.wait_exit(Duration::from_secs(20));
     let (status, stderr) = raw.finish();
     assert_eq!(status.code(), Some(130), "{stderr}");
     assert!(

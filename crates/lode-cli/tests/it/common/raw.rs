@@ -100,6 +100,15 @@ impl Raw {
         reply["result"].clone()
     }
 
+    /// Waits up to `limit` for the server to exit on its own, stdin open.
+    pub fn wait_exit(&mut self, limit: Duration) {
+        let deadline = Instant::now() + limit;
+        while self.child.try_wait().unwrap().is_none() {
+            assert!(Instant::now() < deadline, "the server did not exit");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
     /// Closes stdin and waits for the exit; returns the exit status and stderr.
     pub fn finish(mut self) -> (ExitStatus, String) {
         drop(self.stdin.take());
