@@ -399,9 +399,19 @@ pub(crate) fn sql_err(path: &Path, e: rusqlite::Error) -> Error {
             _ => {}
         }
     }
+    let reason = match &e {
+        rusqlite::Error::SqliteFailure(f, _)
+            if f.extended_code == rusqlite::ffi::SQLITE_IOERR_DATA =>
+        {
+            "a page failed its check (damaged on disk, or written by a program without lode's \
+             page checks)"
+                .to_string()
+        }
+        _ => e.to_string(),
+    };
     Error::IndexCorrupt {
         path: path.to_path_buf(),
-        reason: e.to_string(),
+        reason,
     }
 }
 

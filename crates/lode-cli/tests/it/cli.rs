@@ -664,6 +664,40 @@ fn a_damaged_index_is_rebuilt_not_reported_forever() {
     assert_eq!(String::from_utf8_lossy(&out.stdout), fresh_map);
 }
 
+/// Another program's read-write connection (no page checks) copies lode's
+/// write-ahead log into the file as it closes: the README's warning. The
+/// next command finds pages it cannot verify and answers from a rebuild; a
+/// read-only connection leaves the index as it was.
+#[test]
+fn a_foreign_read_write_connection_costs_a_rebuild_not_an_answer() {
+    let repo = Repo::fixture("shop");
+    repo.ok(&["index"]);
+    let fresh_map = repo.ok(&["map"]);
+    let db = repo.database();
+    let look = |flags| {
+        let conn = rusqlite::Connection::open_with_flags(&db, flags).unwrap();
+        let n: i64 = (conn.query_row("SELECT count(*) FROM files", [], |r| r.get(0))).unwrap();
+        assert!(n > 0);
+    };
+    look(rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY);
+    let out = repo.run(&["map"]);
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("unreadable"));
+    assert_eq!(String::from_utf8_lossy(&out.stdout), fresh_map);
+    assert!(wal_of(&db).exists(), "a log to copy");
+    look(rusqlite::OpenFlags::default());
+    let out = repo.run(&["map"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(stderr.contains("a page failed its check"), "{stderr}");
+    assert_eq!(String::from_utf8_lossy(&out.stdout), fresh_map);
+}
+
+fn wal_of(db: &std::path::Path) -> std::path::PathBuf {
+    let mut name = db.as_os_str().to_owned();
+    name.push("-wal");
+    name.into()
+}
+
 /// A build counts every file it did not need to read as unchanged.
 #[test]
 fn a_no_op_build_counts_every_file_unchanged() {

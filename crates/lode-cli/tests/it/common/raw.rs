@@ -100,10 +100,14 @@ impl Raw {
         reply["result"].clone()
     }
 
-    /// Waits up to `limit` for the server to exit on its own, stdin open.
-    pub fn wait_exit(&mut self, limit: Duration) {
+    /// Waits up to `limit` for the server to exit (stdin as it is); past it
+    /// the test fails and the drop kills the server.
+    pub fn wait_exit(&mut self, limit: Duration) -> ExitStatus {
         let deadline = Instant::now() + limit;
-        while self.child.try_wait().unwrap().is_none() {
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                return status;
+            }
             assert!(Instant::now() < deadline, "the server did not exit");
             std::thread::sleep(Duration::from_millis(20));
         }
@@ -112,17 +116,7 @@ impl Raw {
     /// Closes stdin and waits for the exit; returns the exit status and stderr.
     pub fn finish(mut self) -> (ExitStatus, String) {
         drop(self.stdin.take());
-        let deadline = Instant::now() + Duration::from_secs(20);
-        let status = loop {
-            if let Some(s) = self.child.try_wait().unwrap() {
-                break s;
-            }
-            if Instant::now() > deadline {
-                let _ = self.child.kill();
-                panic!("the server did not exit after its client left");
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        };
+        let status = self.wait_exit(Duration::from_secs(20));
         let mut err = String::new();
         if let Some(mut stderr) = self.child.stderr.take() {
             let _ = stderr.read_to_string(&mut err);
