@@ -104,10 +104,13 @@ class Builder:
     def __init__(self, lode, name, url, work, config):
         self.name = name
         self.lines = []
-        self.proc = subprocess.Popen(
-            [lode, "serve", "builder", "--json", "--remote", url, "--work-dir", str(work),
-             "--config", str(config)],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        # Notes go to a file: a pipe nobody reads fills up and stalls the builder.
+        self.log = work.parent / f"{name}.log"
+        with open(self.log, "a") as log:
+            self.proc = subprocess.Popen(
+                [lode, "serve", "builder", "--json", "--remote", url, "--work-dir", str(work),
+                 "--config", str(config)],
+                stdout=subprocess.PIPE, stderr=log, text=True)
         self.thread = threading.Thread(target=self.read, daemon=True)
         self.thread.start()
 
@@ -515,7 +518,7 @@ def shard_nodes(lode, url, tmp, repos, builders, servers):
     allow_lists(lode, url, tmp, repos)
 
     # A NATS node killed while new commits are built and uploaded.
-    nats_node_killed(lode, url, tmp, repos, servers, mcp)
+    nats_node_killed(lode, url, tmp, repos, servers, mcp, builders)
     wait_complete(lode, url, config, repos, 120, "after the NATS node came back")
 
     # A node that hangs: the resends of its requests reach its replicas.
@@ -714,7 +717,7 @@ def commit_and_enqueue(lode, url, config, root, name):
     return git(root, "rev-parse", "HEAD")
 
 
-def nats_node_killed(lode, url, tmp, repos, servers, mcp):
+def nats_node_killed(lode, url, tmp, repos, servers, mcp, builders):
     """One of the three nats-server nodes killed with SIGKILL as six new commits
     are enqueued: queries through `lode mcp --remote` go on, the six builds
     finish and are recorded; the node restarted, a seventh build is recorded
@@ -740,8 +743,11 @@ def nats_node_killed(lode, url, tmp, repos, servers, mcp):
         if all(recorded.get(r) == c for r, c in new.items()) and answered[-1][0] > 10:
             break
         if time.time() - killed_at > 180:
-            fail(f"builds did not finish with a NATS node down: "
-                 f"{sum(recorded.get(r) == c for r, c in new.items())} of 6 recorded")
+            missing = {r for r, c in new.items() if recorded.get(r) != c}
+            for b in (b for b in builders if isinstance(b, Builder)):
+                events = [e for e in b.lines if e.get("repo") in missing]
+                print(f"{b.name}: {events[-4:]} {b.log.read_text()[-600:]}", flush=True)
+            fail(f"builds did not finish with a NATS node down: {6 - len(missing)} of 6 recorded")
     took = time.time() - killed_at
     settling = [ok for t, ok in answered if t < RECONNECT_WINDOW]
     settled = [ok for t, ok in answered if t >= RECONNECT_WINDOW]
@@ -816,10 +822,9 @@ def hung_node(mcp, repos, nodes, tmp, hang=2.5):
 def under_load(mcp, repos, nodes, tmp, queries=2000, kill_at=200):
     """`queries` repository-scoped searches through `lode mcp --remote`, one
     shard node killed with SIGKILL after `kill_at` of them: none is partial
-    and every one is served from its repository, but for the first query
-    sent as the node dies (seen unanswered for the whole deadline in some
-    runs, its hedged resends too: not yet explained), and the two nodes left
-    serve every partition again (each is on two nodes) within 30 s."""
+    and every one is served from its repository (the coordinator resends to
+    every replica), and the two nodes left serve every partition again (each
+    is on two nodes) within 30 s."""
     names = sorted(repos)
     bad, killed_at, start = [], None, time.time()
     for i in range(queries):
@@ -836,14 +841,11 @@ def under_load(mcp, repos, nodes, tmp, queries=2000, kill_at=200):
                         a["loading"][:1], f"{time.time() - asked:.1f} s",
                         killed_at and asked - killed_at))
     took = time.time() - start
-    # Only the query in flight as the node died may go unanswered.
-    late = [b for b in bad if b[-1] is None or b[-1] > 0.5 or b[0] != kill_at]
-    if late:
+    if bad:
         for n in nodes:
             print(f"{n.name}: {(tmp / f'{n.name}.log').read_text()[-600:]}", flush=True)
-    check(not late, f"{queries} queries, a node killed after {kill_at}: none partial or "
-          f"incomplete but the first after the kill ({len(bad)} were: {bad[:3]}; "
-          f"{queries / took:.0f} queries/s)")
+    check(not bad, f"{queries} queries, a node killed after {kill_at}: none partial or "
+          f"incomplete ({len(bad)} were: {bad[:3]}; {queries / took:.0f} queries/s)")
     everything = set(range(8))
     while True:
         if all(serving(tmp / f"{n.name}.log") == everything for n in nodes[1:]):

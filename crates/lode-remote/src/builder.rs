@@ -22,6 +22,15 @@ use crate::store::{Remote, RemoteError};
 /// How long one wait for a job lasts before the builder checks its limits.
 const POLL: Duration = Duration::from_secs(2);
 
+/// How long a failed job waits before it is delivered again: doubling from
+/// 2 s up to 30 s, so that a job's ten deliveries outlast a few minutes of a
+/// NATS node's outage instead of twenty seconds of it (a job past its last
+/// delivery is never built).
+fn retry_delay(delivered: i64) -> Duration {
+    let doublings = delivered.clamp(1, 5) - 1;
+    Duration::from_secs((2u64 << doublings).min(30))
+}
+
 /// How a builder runs.
 pub struct BuilderOptions<'a> {
     /// The NATS servers (no credentials in it).
@@ -138,7 +147,7 @@ pub fn serve(opts: &BuilderOptions) -> Result<usize, RemoteError> {
             Err(JobError::Retry(e)) => {
                 log.event = "failed";
                 log.error = Some(e);
-                AckKind::Nak(Some(Duration::from_secs(2)))
+                AckKind::Nak(Some(retry_delay(delivery.delivered)))
             }
             Err(JobError::Drop(e)) => {
                 log.event = "dropped";
@@ -289,4 +298,19 @@ pub(crate) fn git(dir: &Path, args: &[&str]) -> Result<String, String> {
 /// Where a builder keeps its clones, by default.
 pub fn default_work_dir(cache_base: &Path) -> PathBuf {
     cache_base.join("builder")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_failed_job_waits_longer_each_time_up_to_half_a_minute() {
+        let delays: Vec<u64> = (1..=10).map(|d| retry_delay(d).as_secs()).collect();
+        assert_eq!(delays, [2, 4, 8, 16, 30, 30, 30, 30, 30, 30]);
+        // The ten deliveries' waits together: past three minutes.
+        assert!(delays.iter().sum::<u64>() >= 180);
+        assert_eq!(retry_delay(0).as_secs(), 2);
+        assert_eq!(retry_delay(-1).as_secs(), 2);
+    }
 }
