@@ -42,7 +42,6 @@ _spec = importlib.util.spec_from_file_location("mine_commits", os.path.join(HERE
 mc = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(mc)
 
-HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 WORD = re.compile(r"\w+")
 CODEY = re.compile(r"[A-Za-z_][\w.:]*(?:_[\w]+|[a-z][A-Z]\w*|\.\w+|::\w+|\(\))")
@@ -125,12 +124,6 @@ def embed(vectors, id_lists):
     return out / norms
 
 
-def git(mirror, *args):
-    return subprocess.run(["git", "--git-dir", mirror, *args], check=True,
-                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
-                          ).stdout.decode("utf-8", "replace")
-
-
 class Blobs:
     """`git cat-file --batch`: texts by object name, binaries and huge files left out."""
 
@@ -156,18 +149,18 @@ def mirror_of(mirrors, repo):
 
 
 def mine_repo(mirror, repo, back, span, cap):
-    history = git(mirror, "rev-list", "--first-parent", "HEAD").split()
+    history = mc.git(mirror, "rev-list", "--first-parent", "HEAD").split()
     first = min(back, len(history) // 2) + 1
     blobs = Blobs(mirror)
     out = []
     for commit in history[first:first + span]:
-        parents = git(mirror, "rev-list", "--parents", "-n", "1", commit).split()[1:]
+        parents = mc.git(mirror, "rev-list", "--parents", "-n", "1", commit).split()[1:]
         if not parents:
             continue
         parent = parents[0]
         files, ok = [], True
-        for row in git(mirror, "diff-tree", "--no-commit-id", "--name-status", "-r",
-                       parent, commit).splitlines():
+        for row in mc.git(mirror, "diff-tree", "--no-commit-id", "--name-status", "-r",
+                          parent, commit).splitlines():
             status, _, path = row.partition("\t")
             path = path.split("\t")[-1]
             if mc.is_code(path) and not mc.is_test(path):
@@ -175,18 +168,14 @@ def mine_repo(mirror, repo, back, span, cap):
                 files.append(path)
         if not ok or not 1 <= len(files) <= 4:
             continue
-        message = mc.clean_message(git(mirror, "log", "-1", "--format=%B", commit))
+        message = mc.clean_message(mc.git(mirror, "log", "-1", "--format=%B", commit))
         subject = message.splitlines()[0] if message else ""
         if len(message.split()) < 6 or mc.SKIP_SUBJECT.match(subject):
             continue
         for path in files:
             text = blobs.text(f"{parent}:{path}")
-            changed = set()
-            for line in git(mirror, "diff", "-U0", "--no-color", parent, commit, "--", path).splitlines():
-                m = HUNK.match(line)
-                if m:
-                    start = int(m.group(1))
-                    changed.update(range(start, start + max(int(m.group(2) or 1), 1)))
+            changed = {n for a, b in mc.changed_lines(mirror, parent, commit, path)
+                       for n in range(a, b + 1)}
             blocks = chunks(path, text) if text else []
             if len(blocks) < 2 or not changed:
                 continue
@@ -276,7 +265,7 @@ def probe_cache(a):
         mirror = mirror_of(a.mirrors, c["repo"])
         if key not in trees:
             rows = []
-            for line in git(mirror, "ls-tree", "-r", c["base_commit"]).splitlines():
+            for line in mc.git(mirror, "ls-tree", "-r", c["base_commit"]).splitlines():
                 meta, _, path = line.partition("\t")
                 _, kind, blob = meta.split()
                 if kind == "blob" and mc.is_code(path):

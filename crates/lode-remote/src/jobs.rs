@@ -26,7 +26,7 @@ const ACK_WAIT: Duration = Duration::from_secs(15);
 /// How often a builder says it is still at a job.
 const HEARTBEAT: Duration = Duration::from_secs(4);
 /// Deliveries of one job at most.
-const MAX_DELIVER: i64 = 10;
+pub(crate) const MAX_DELIVER: i64 = 10;
 /// Enqueueing the same `repo@commit` within this window is one job.
 const DEDUP_WINDOW: Duration = Duration::from_secs(3600);
 
