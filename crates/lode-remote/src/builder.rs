@@ -15,7 +15,7 @@ use lode_index::{BuildOptions, IndexLocation};
 use serde::Serialize;
 
 use crate::cache::{Outcome, SharedCache};
-use crate::jobs::{Job, MAX_DELIVER, Recorded, RepoEntry, repo_key};
+use crate::jobs::{Job, Recorded, RepoEntry, repo_key};
 use crate::key::CacheKey;
 use crate::store::{Remote, RemoteError};
 
@@ -303,6 +303,7 @@ pub fn default_work_dir(cache_base: &Path) -> PathBuf {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::jobs::MAX_DELIVER;
 
     #[test]
     fn a_failed_job_waits_longer_each_time_up_to_half_a_minute() {
