@@ -355,6 +355,17 @@ fn shard_text(verb: &str, info: &lode_index::shard::ShardInfo) -> String {
 
 /// `lode bench …`: the benchmark harnesses.
 fn bench(what: BenchCommand) -> Result<u8> {
+    let common = match &what {
+        BenchCommand::Index { common, .. }
+        | BenchCommand::Semble { common, .. }
+        | BenchCommand::Swebench { common, .. }
+        | BenchCommand::Learn { common, .. } => common,
+    };
+    // The benchmarks build with the default config, but `--model` chooses the
+    // model: comparing models is what a benchmark is for.
+    if let Some(note) = crate::context::select_model(common, &lode_core::Config::default())? {
+        eprintln!("lode: {}", lode_core::shown::field(&note));
+    }
     match what {
         BenchCommand::Index {
             path,

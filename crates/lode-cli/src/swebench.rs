@@ -96,6 +96,8 @@ const RANKINGS: [&str; 5] = ["bm25-files", "bm25f", "lode-query", "lode-task", "
 
 #[derive(Serialize)]
 struct SweReport {
+    /// The embedding model the indexes were built with.
+    model: String,
     cases: usize,
     skipped: Vec<String>,
     /// Ranking → repository (`""` = all) → scores.
@@ -402,6 +404,7 @@ pub fn swebench(common: Common, args: SweArgs) -> Result<u8> {
         .map(|(k, v)| (k, v.into_iter().map(|(r, s)| (r, s.mean())).collect()))
         .collect();
     let report = SweReport {
+        model: lode_index::vectors::describe().1,
         cases: cases.len() - skipped.len(),
         skipped,
         scores,
@@ -419,9 +422,10 @@ pub fn swebench(common: Common, args: SweArgs) -> Result<u8> {
 
 fn print_report(report: &SweReport) {
     println!(
-        "SWE-bench Lite: {} cases searched, {} skipped",
+        "SWE-bench Lite: {} cases searched, {} skipped, model {}",
         report.cases,
-        report.skipped.len()
+        report.skipped.len(),
+        report.model
     );
     println!(
         "| ranking | repository | cases | file R@1 | R@5 | R@10 | Hit@5 | MRR@10 | fn hit@5 | fn hit@10 | ms |"

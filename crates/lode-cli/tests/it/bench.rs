@@ -136,3 +136,49 @@ fn the_chunk_learner_labels_the_chunks_a_commit_changed() {
     );
     assert_eq!(data["learned"][2], data["defaults"][2]);
 }
+
+#[test]
+fn the_swebench_bench_builds_with_the_model_it_is_given() {
+    let repo = Repo::empty();
+    let mirrors = tempfile::tempdir().unwrap();
+    let commit = mirror(&repo, mirrors.path());
+    let case = pair(
+        "o__r-1",
+        &commit,
+        "Format the rows of a text table",
+        json!([[12, 12]]),
+    );
+    repo.write("pairs.jsonl", case);
+    let model = crate::common::model_copy();
+    let run = |model: Option<&Path>| {
+        let mut args = vec![
+            "bench".to_string(),
+            "swebench".into(),
+            "--rankings".into(),
+            "lode-task".into(),
+            "--mirrors".into(),
+            mirrors.path().to_string_lossy().into(),
+            "--cases".into(),
+            repo.path("pairs.jsonl").to_string_lossy().into(),
+        ];
+        if let Some(m) = model {
+            args.extend(["--model".into(), m.to_string_lossy().into_owned()]);
+        }
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        repo.json(&args)
+    };
+    let builtin = run(None);
+    assert!(
+        builtin["model"].as_str().unwrap().starts_with("builtin-"),
+        "{builtin}"
+    );
+    let local = run(Some(model.path()));
+    assert!(
+        local["model"].as_str().unwrap().starts_with("model2vec-"),
+        "{local}"
+    );
+    assert_eq!(
+        local["scores"]["lode-task"][""]["recall_at_1"], 1.0,
+        "{local}"
+    );
+}

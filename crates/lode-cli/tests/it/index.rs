@@ -3,7 +3,7 @@
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use crate::common::Repo;
+use crate::common::{Repo, model_copy};
 
 #[test]
 fn queries_see_edits_deletions_and_moves() {
@@ -301,16 +301,6 @@ fn killing_an_index_midway_leaves_the_previous_index_readable() {
             .iter()
             .all(|h| h.1.as_deref() != Some("original_7_3"))
     );
-}
-
-/// A copy of the built-in model's files: a valid local model2vec directory.
-fn model_copy() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../lode-embed/model");
-    for f in ["config.json", "model.safetensors", "tokenizer.json"] {
-        std::fs::copy(src.join(f), dir.path().join(f)).unwrap();
-    }
-    dir
 }
 
 #[test]

@@ -154,3 +154,13 @@ pub fn backend<'a>(v: &'a Value, name: &str) -> &'a Value {
         .find(|b| b["name"] == name)
         .unwrap_or_else(|| panic!("no backend {name}: {v}"))
 }
+
+/// A copy of the built-in model's files: a valid local model2vec directory.
+pub fn model_copy() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("../lode-embed/model");
+    for f in ["config.json", "model.safetensors", "tokenizer.json"] {
+        std::fs::copy(src.join(f), dir.path().join(f)).unwrap();
+    }
+    dir
+}
