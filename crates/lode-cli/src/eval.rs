@@ -259,7 +259,7 @@ fn repo_cases(
 }
 
 /// The two rankings the Semble benchmark runs side by side: lode's, and
-/// plain BM25 over the same index (no rerank).
+/// plain BM25 over the same index (no rerank, no embeddings).
 fn semble_rankings() -> [(&'static str, SearchOptions); 2] {
     [
         (
@@ -274,6 +274,7 @@ fn semble_rankings() -> [(&'static str, SearchOptions); 2] {
             SearchOptions {
                 snippet_lines: 0,
                 rerank: false,
+                semantic: false,
                 ..SearchOptions::default()
             },
         ),
@@ -296,7 +297,7 @@ fn print_semble(
     }
     println!("{}", lode.render_text());
     println!(
-        "plain BM25 (same index, no rerank): ndcg@10 {:.4}   lode/bm25 p50 latency {:.2}/{:.2} ms",
+        "plain BM25 (same index, no rerank, no embeddings): ndcg@10 {:.4}   lode/bm25 p50 latency {:.2}/{:.2} ms",
         bm25.summary.ndcg10, lode.summary.p50_ms, bm25.summary.p50_ms
     );
     println!("{}", index_time_line(lode, bm25));
@@ -400,6 +401,14 @@ fn index_time_line(lode: &SuiteReport, bm25: &SuiteReport) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_bm25_baseline_is_lexical_only() {
+        let [(lode, with), (bm25, without)] = semble_rankings();
+        assert_eq!((lode, bm25), ("lode", "bm25"));
+        assert!(with.semantic && with.rerank);
+        assert!(!without.semantic && !without.rerank);
+    }
 
     #[test]
     fn index_time_is_split_by_phase_and_only_for_a_build_from_scratch() {
