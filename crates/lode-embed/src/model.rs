@@ -108,7 +108,7 @@ thread_local! {
 
 impl StaticModel {
     /// The model compiled into this binary: all-MiniLM-L6-v2 distilled to 256
-    /// dimensions, int8 (see `model/MODEL_CARD.md`). Loading borrows the table from
+    /// dimensions and tuned for code, int8 (see `model/MODEL_CARD.md`). Loading borrows the table from
     /// the binary; it takes a few milliseconds.
     pub fn builtin() -> StaticModel {
         let dir = Path::new("<built-in>");

@@ -44,12 +44,13 @@ impl Default for Fusion {
 
 /// The cosine similarity a tool needs when no word of the query is in it.
 ///
-/// Set on a hand-made catalog, not on an evaluation set: off-topic and
-/// nonsense queries reach at most ~0.28 there (`asdf qwer`, `zzqqxx_nomatch`),
-/// paraphrases of a tool 0.37–0.49 (`will it rain in Paris tomorrow` →
-/// the forecast tool). Its cost on MetaTool and LiveMCPBench is in
+/// Set on a hand-made catalog, not on an evaluation set: with the built-in
+/// model the tests' off-topic and nonsense queries stay below 0.20 there
+/// (`zzqqxx_nomatch`, `asdf qwer`), paraphrases of a tool reach 0.23 and
+/// more (`show me the bugs reported on my project` → the issues tool); the
+/// floor sits between. Its cost on MetaTool and LiveMCPBench is in
 /// docs/benchmarks.md ("Tool search").
-pub const SEMANTIC_FLOOR: f32 = 0.3;
+pub const SEMANTIC_FLOOR: f32 = 0.22;
 
 /// How a [`ToolIndex`] is built.
 #[derive(Clone)]

@@ -129,9 +129,10 @@ impl FileFeatures {
 
 /// How much each kind of evidence counts, by [`Feature`]. The defaults are
 /// hand-set priors, each change to them measured on pairs mined from commit
-/// histories disjoint from every evaluation set; a fit of all of them
-/// (`lode bench learn`) gained nothing on held-out repositories (see
-/// `docs/benchmarks.md`).
+/// histories disjoint from every evaluation set. `dense_file` is the one
+/// taken from a fit (`lode bench learn`) once the built-in model was tuned
+/// for code: the fit's other moves added little on held-out repositories
+/// (see `docs/benchmarks.md`).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Weights(pub [f64; FEATURES]);
 
@@ -149,7 +150,7 @@ impl Default for Weights {
             0.4, // stem
             0.6, // message
             0.8, // snippet
-            0.2, // dense_file
+            1.2, // dense_file
             0.1, // size
             0.0, // imported
             0.3, // test
