@@ -362,7 +362,17 @@ fn bench(what: BenchCommand) -> Result<u8> {
         | BenchCommand::Learn { common, .. } => common,
     };
     // The benchmarks build with the default config, but `--model` chooses the
-    // model: comparing models is what a benchmark is for.
+    // model: comparing models is what a benchmark is for, so a local one that
+    // does not load fails the run rather than measure the built-in model in
+    // its place (a hub model that cannot be fetched fails in `select_model`).
+    if let Some(dir) = &common.model
+        && lode_embed::HubModel::parse(&dir.to_string_lossy()).is_none()
+        && let Err(e) = lode_embed::StaticModel::from_dir(dir)
+    {
+        return Err(Error::ModelUnavailable(format!(
+            "cannot benchmark the model: {e}"
+        )));
+    }
     if let Some(note) = crate::context::select_model(common, &lode_core::Config::default())? {
         eprintln!("lode: {}", lode_core::shown::field(&note));
     }

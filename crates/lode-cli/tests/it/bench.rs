@@ -182,3 +182,31 @@ fn the_swebench_bench_builds_with_the_model_it_is_given() {
         "{local}"
     );
 }
+
+#[test]
+fn a_bench_of_a_model_that_does_not_load_fails_instead_of_measuring_another() {
+    let repo = Repo::empty();
+    let mirrors = tempfile::tempdir().unwrap();
+    let commit = mirror(&repo, mirrors.path());
+    repo.write(
+        "pairs.jsonl",
+        pair("o__r-1", &commit, "Format a text table", json!([[12, 12]])),
+    );
+    let out = repo.run(&[
+        "bench",
+        "swebench",
+        "--mirrors",
+        mirrors.path().to_str().unwrap(),
+        "--cases",
+        repo.path("pairs.jsonl").to_str().unwrap(),
+        "--model",
+        repo.path("no-such-model").to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(6));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.contains("no-such-model") && err.lines().count() == 1,
+        "{err}"
+    );
+    assert!(out.stdout.is_empty());
+}
