@@ -552,12 +552,15 @@ fn a_query_no_indexed_word_matches_says_there_is_no_strong_match() {
 
 /// A reproduction's entry call (`render(...)` in a code block) is not where
 /// the fault is: the chunk the prose points at comes first in its file.
+/// (The entry's own words are evidence as any chunk's: a `render` whose
+/// docstring says the prose's words outranks the method, as the chunk
+/// weights fitted on commits have it.)
 #[test]
 fn a_name_only_the_reproduction_calls_does_not_pick_the_chunk() {
     let repo = Repo::empty();
     // A class over the chunk target, so that each method is a chunk.
     let mut printer = String::from(
-        "def render(expr, style=None):\n    \"\"\"Render an expression as text: the text of an element of a matrix, say.\"\"\"\n    return Printer(style).doprint(expr)\n\n\nclass Printer:\n    def doprint(self, expr):\n        return getattr(self, '_print_' + type(expr).__name__)(expr)\n\n    def _print_MatrixElement(self, expr):\n        \"\"\"The parent's name, then the row and the column.\"\"\"\n        parent = self.doprint(expr.parent)\n        row, column = str(expr.i), str(expr.j)\n        return parent + '_' + row + column\n",
+        "def render(expr, style=None):\n    \"\"\"Render an expression.\"\"\"\n    return Printer(style).doprint(expr)\n\n\nclass Printer:\n    def doprint(self, expr):\n        return getattr(self, '_print_' + type(expr).__name__)(expr)\n\n    def _print_MatrixElement(self, expr):\n        \"\"\"The parent's name, then the row and the column.\"\"\"\n        parent = self.doprint(expr.parent)\n        row, column = str(expr.i), str(expr.j)\n        return parent + '_' + row + column\n",
     );
     for kind in [
         "Symbol", "Integer", "Rational", "Float", "Add", "Mul", "Pow", "Function",
