@@ -14,7 +14,13 @@ pub struct PathIndex<'a> {
     /// Paths without their extension, by their last segment (for modules:
     /// `sympy/core/basic` names `sympy/core/basic.py`).
     by_stem: HashMap<&'a str, Vec<&'a str>>,
+    /// `__init__`/`mod`/`index` files, by their directory's last segment: a
+    /// repository of one package per function has thousands of `index` files.
+    packages: HashMap<&'a str, Vec<&'a str>>,
 }
+
+/// The file names that stand for their directory, extension dropped.
+const PACKAGE_STEMS: [&str; 3] = ["__init__", "mod", "index"];
 
 /// How strongly a mention names a file: 1 when two or more trailing
 /// segments match (or the whole mention), less for a file name alone,
@@ -31,13 +37,22 @@ impl<'a> PathIndex<'a> {
     pub fn new(paths: &'a [String]) -> PathIndex<'a> {
         let mut by_name: HashMap<&str, Vec<&str>> = HashMap::new();
         let mut by_stem: HashMap<&str, Vec<&str>> = HashMap::new();
+        let mut packages: HashMap<&str, Vec<&str>> = HashMap::new();
         for p in paths {
-            let name = p.rsplit('/').next().unwrap_or(p);
+            let (dir, name) = p.rsplit_once('/').unwrap_or(("", p));
             by_name.entry(name).or_default().push(p);
             let stem = name.split('.').next().unwrap_or(name);
             by_stem.entry(stem).or_default().push(p);
+            if PACKAGE_STEMS.contains(&stem) {
+                let last = dir.rsplit('/').next().unwrap_or(dir);
+                packages.entry(last).or_default().push(p);
+            }
         }
-        PathIndex { by_name, by_stem }
+        PathIndex {
+            by_name,
+            by_stem,
+            packages,
+        }
     }
 
     /// The files a path mention names, with their strength. `strict`: a
@@ -91,12 +106,10 @@ impl<'a> PathIndex<'a> {
                     hits.push(f);
                 }
             }
-            for package in ["__init__", "mod", "index"] {
-                for f in self.by_stem.get(package).into_iter().flatten() {
-                    let dir = f.rsplit_once('/').map_or("", |d| d.0);
-                    if segments_end_with(dir, want) {
-                        hits.push(f);
-                    }
+            for f in self.packages.get(last).into_iter().flatten() {
+                let dir = f.rsplit_once('/').map_or("", |d| d.0);
+                if segments_end_with(dir, want) {
+                    hits.push(f);
                 }
             }
             if !hits.is_empty() {
@@ -148,6 +161,9 @@ mod tests {
             "src/main/java/com/acme/ser/StdSerializer.java",
             "a/util.py",
             "b/util.py",
+            "src/addDays/index.ts",
+            "src/lib/addDays/index.ts",
+            "crates/core/src/walk/mod.rs",
         ]
         .map(String::from)
         .to_vec()
@@ -197,6 +213,19 @@ mod tests {
         assert_eq!(
             idx.resolve_module("sympy/core"),
             [("sympy/core/__init__.py", 1.0)]
+        );
+        // One package per function: the directory's trailing segments pick it.
+        assert_eq!(
+            idx.resolve_module("lib/addDays"),
+            [("src/lib/addDays/index.ts", 1.0)]
+        );
+        assert_eq!(
+            idx.resolve_module("src/addDays"),
+            [("src/addDays/index.ts", 1.0)]
+        );
+        assert_eq!(
+            idx.resolve_module("src/walk"),
+            [("crates/core/src/walk/mod.rs", 1.0)]
         );
         assert!(idx.resolve_module("np/array").is_empty());
         assert!(idx.resolve_module("basic").is_empty());
