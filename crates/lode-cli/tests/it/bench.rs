@@ -1,4 +1,4 @@
-//! `lode bench learn` on pairs mined from a small repository's history.
+//! `lode bench learn` and `lode bench swebench` on pairs mined from a small repository's history.
 
 use std::path::Path;
 use std::process::Command;
@@ -137,42 +137,45 @@ fn the_chunk_learner_labels_the_chunks_a_commit_changed() {
     assert_eq!(data["learned"][2], data["defaults"][2]);
 }
 
-#[test]
-fn the_swebench_bench_builds_with_the_model_it_is_given() {
+/// A repository mirrored with one pair asking for `query`, in `pairs.jsonl`.
+fn one_pair(query: &str) -> (Repo, tempfile::TempDir) {
     let repo = Repo::empty();
     let mirrors = tempfile::tempdir().unwrap();
     let commit = mirror(&repo, mirrors.path());
-    let case = pair(
-        "o__r-1",
-        &commit,
-        "Format the rows of a text table",
-        json!([[12, 12]]),
+    repo.write(
+        "pairs.jsonl",
+        pair("o__r-1", &commit, query, json!([[12, 12]])),
     );
-    repo.write("pairs.jsonl", case);
+    (repo, mirrors)
+}
+
+/// `bench swebench` in task mode over [`one_pair`]'s case, then `extra`.
+fn swebench_args(repo: &Repo, mirrors: &Path, extra: &[&str]) -> Vec<String> {
+    let mirrors = mirrors.to_string_lossy().into_owned();
+    let cases = repo.path("pairs.jsonl").to_string_lossy().into_owned();
+    let head = ["bench", "swebench", "--rankings", "lode-task", "--mirrors"];
+    (head.iter().copied())
+        .chain([mirrors.as_str(), "--cases", cases.as_str()])
+        .chain(extra.iter().copied())
+        .map(String::from)
+        .collect()
+}
+
+fn strs(args: &[String]) -> Vec<&str> {
+    args.iter().map(String::as_str).collect()
+}
+
+#[test]
+fn the_swebench_bench_builds_with_the_model_it_is_given() {
+    let (repo, mirrors) = one_pair("Format the rows of a text table");
     let model = crate::common::model_copy();
-    let run = |model: Option<&Path>| {
-        let mut args = vec![
-            "bench".to_string(),
-            "swebench".into(),
-            "--rankings".into(),
-            "lode-task".into(),
-            "--mirrors".into(),
-            mirrors.path().to_string_lossy().into(),
-            "--cases".into(),
-            repo.path("pairs.jsonl").to_string_lossy().into(),
-        ];
-        if let Some(m) = model {
-            args.extend(["--model".into(), m.to_string_lossy().into_owned()]);
-        }
-        let args: Vec<&str> = args.iter().map(String::as_str).collect();
-        repo.json(&args)
-    };
-    let builtin = run(None);
+    let run = |extra: &[&str]| repo.json(&strs(&swebench_args(&repo, mirrors.path(), extra)));
+    let builtin = run(&[]);
     assert!(
         builtin["model"].as_str().unwrap().starts_with("builtin-"),
         "{builtin}"
     );
-    let local = run(Some(model.path()));
+    let local = run(&["--model", model.path().to_str().unwrap()]);
     assert!(
         local["model"].as_str().unwrap().starts_with("model2vec-"),
         "{local}"
@@ -185,23 +188,14 @@ fn the_swebench_bench_builds_with_the_model_it_is_given() {
 
 #[test]
 fn a_bench_of_a_model_that_does_not_load_fails_instead_of_measuring_another() {
-    let repo = Repo::empty();
-    let mirrors = tempfile::tempdir().unwrap();
-    let commit = mirror(&repo, mirrors.path());
-    repo.write(
-        "pairs.jsonl",
-        pair("o__r-1", &commit, "Format a text table", json!([[12, 12]])),
+    let (repo, mirrors) = one_pair("Format a text table");
+    let missing = repo.path("no-such-model");
+    let args = swebench_args(
+        &repo,
+        mirrors.path(),
+        &["--model", missing.to_str().unwrap()],
     );
-    let out = repo.run(&[
-        "bench",
-        "swebench",
-        "--mirrors",
-        mirrors.path().to_str().unwrap(),
-        "--cases",
-        repo.path("pairs.jsonl").to_str().unwrap(),
-        "--model",
-        repo.path("no-such-model").to_str().unwrap(),
-    ]);
+    let out = repo.run(&strs(&args));
     assert_eq!(out.status.code(), Some(6));
     let err = String::from_utf8(out.stderr).unwrap();
     assert!(
