@@ -18,7 +18,7 @@
 # Usage: scripts/build-default-model.sh MIRRORS TRAIN_REPOS
 #   MIRRORS      bare mirrors, one per repository: MIRRORS/<owner>+<name>/repo
 #   TRAIN_REPOS  the training repositories list (`owner/name language` lines)
-#   (venv in /tmp/lode-m2v-venv; LODE_M2V_VENV=/some/dir to choose another)
+#   (the Python venv: $LODE_M2V_VENV, else lode-m2v-venv in the temporary directory)
 set -euo pipefail
 
 if [[ $# -ne 2 ]]; then

@@ -365,16 +365,17 @@ fn bench(what: BenchCommand) -> Result<u8> {
     // model: comparing models is what a benchmark is for, so a local one that
     // does not load fails the run rather than measure the built-in model in
     // its place (a hub model that cannot be fetched fails in `select_model`).
-    if let Some(dir) = &common.model
-        && lode_embed::HubModel::parse(&dir.to_string_lossy()).is_none()
-        && let Err(e) = lode_embed::StaticModel::from_dir(dir)
-    {
-        return Err(Error::ModelUnavailable(format!(
-            "cannot benchmark the model: {e}"
-        )));
-    }
-    if let Some(note) = crate::context::select_model(common, &lode_core::Config::default())? {
-        eprintln!("lode: {}", lode_core::shown::field(&note));
+    match &common.model {
+        Some(dir) if lode_embed::HubModel::parse(&dir.to_string_lossy()).is_none() => {
+            lode_index::vectors::use_local(dir)
+                .map_err(|e| Error::ModelUnavailable(format!("cannot benchmark the model: {e}")))?
+        }
+        _ => {
+            let config = lode_core::Config::default();
+            if let Some(note) = crate::context::select_model(common, &config)? {
+                eprintln!("lode: {}", lode_core::shown::field(&note));
+            }
+        }
     }
     match what {
         BenchCommand::Index {

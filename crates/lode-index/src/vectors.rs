@@ -286,8 +286,21 @@ pub fn configure(embed: &EmbedConfig, model_dir: Option<&std::path::Path>) -> Op
             ),
         },
     };
-    *CHOICE.write().unwrap_or_else(|p| p.into_inner()) = Some(Arc::new(choice));
+    set_choice(choice);
     note
+}
+
+/// Makes the local model2vec directory `dir` this process's model, or says
+/// why it does not load, changing nothing: for a caller that must not fall
+/// back to the built-in model, as a benchmark of that model.
+pub fn use_local(dir: &std::path::Path) -> Result<(), String> {
+    let model = StaticModel::from_dir(dir).map_err(|e| e.to_string())?;
+    set_choice(Choice::Local(Arc::new(model)));
+    Ok(())
+}
+
+fn set_choice(choice: Choice) {
+    *CHOICE.write().unwrap_or_else(|p| p.into_inner()) = Some(Arc::new(choice));
 }
 
 fn local(dir: &std::path::Path) -> (Choice, Option<String>) {

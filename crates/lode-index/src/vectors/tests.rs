@@ -133,3 +133,10 @@ fn every_encoding_stores_and_scores() {
         assert!(a > b, "{enc:?}: {a} vs {b}");
     }
 }
+
+#[test]
+fn a_local_model_that_does_not_load_is_an_error_not_a_fallback() {
+    let missing = tempfile::tempdir().unwrap();
+    let err = use_local(&missing.path().join("none")).unwrap_err();
+    assert!(err.contains("none"), "{err}");
+}
