@@ -11,7 +11,7 @@ use std::process::{Command, Stdio};
 use std::time::Instant;
 
 use lode_core::{Config, Error, Result};
-use lode_eval::{Case, FileBm25, ResultChunk, SymbolTarget};
+use lode_eval::{Case, FileBm25, ResultChunk, SymbolTarget, Target};
 use lode_index::{BuildOptions, Filter, Index, IndexLocation};
 use lode_search::{Mode, SearchHit, SearchOptions, TaskOptions};
 use serde::Serialize;
@@ -29,7 +29,9 @@ pub struct FileScores {
     pub hit_at_5: f64,
     pub mrr_at_10: f64,
     /// Cases with a gold function (not the `imports` pseudo-symbol) among
-    /// the first 5 / 10 chunks, over the cases that have one.
+    /// the first 5 / 10 chunks, over the cases that have one; for a case with
+    /// no gold symbols but changed lines (a mined pair), a chunk of a symbol
+    /// that holds a changed line.
     pub function_cases: usize,
     pub function_hit_at_5: f64,
     pub function_hit_at_10: f64,
@@ -38,7 +40,8 @@ pub struct FileScores {
 }
 
 impl FileScores {
-    fn add(&mut self, ranked: &Ranking, gold: &[String], symbols: &[SymbolTarget]) {
+    fn add(&mut self, ranked: &Ranking, truth: &Gold) {
+        let gold = truth.files;
         let files = &ranked.files;
         let found_within = |k: usize| {
             gold.iter()
@@ -57,7 +60,11 @@ impl FileScores {
             self.mrr_at_10 += 1.0 / (i + 1) as f64;
         }
         self.mean_ms += ranked.ms;
-        let ranks = lode_eval::symbol_ranks(&ranked.chunks, symbols);
+        let ranks = if truth.symbols.is_empty() && !truth.changed.is_empty() {
+            vec![lode_eval::changed_rank(&ranked.chunks, truth.changed)]
+        } else {
+            lode_eval::symbol_ranks(&ranked.chunks, truth.symbols)
+        };
         if !ranks.is_empty() && !ranked.chunks.is_empty() {
             self.function_cases += 1;
             let within = |k: usize| ranks.iter().any(|r| r.is_some_and(|r| r <= k));
@@ -79,6 +86,15 @@ impl FileScores {
         self.function_hit_at_10 /= f;
         self
     }
+}
+
+/// What one case should find.
+#[derive(Clone, Copy, Default)]
+struct Gold<'a> {
+    files: &'a [String],
+    symbols: &'a [SymbolTarget],
+    /// The lines a mined commit changed.
+    changed: &'a [Target],
 }
 
 /// One ranking's answer to one case.
@@ -352,6 +368,11 @@ pub fn swebench(common: Common, args: SweArgs) -> Result<u8> {
             }
         };
         let gold: Vec<String> = case.relevant.iter().map(|t| t.path.clone()).collect();
+        let truth = Gold {
+            files: &gold,
+            symbols: &case.symbols,
+            changed: &case.changed,
+        };
         let mut top = BTreeMap::new();
         let mut chunks = BTreeMap::new();
         for name in RANKINGS {
@@ -362,10 +383,7 @@ pub fn swebench(common: Common, args: SweArgs) -> Result<u8> {
             let ranked = rank(&index, name, &case.query, (&mut baseline, &tree))?;
             let by_repo = scores.entry(name.to_string()).or_default();
             for key in [String::new(), repo.clone()] {
-                by_repo
-                    .entry(key)
-                    .or_default()
-                    .add(&ranked, &gold, &case.symbols);
+                by_repo.entry(key).or_default().add(&ranked, &truth);
             }
             let listed: Vec<String> = ranked
                 .chunks
@@ -678,12 +696,21 @@ mod tests {
         }
     }
 
+    fn files(paths: &[&str]) -> Vec<String> {
+        paths.iter().map(|p| p.to_string()).collect()
+    }
+
     #[test]
     fn scores_count_distinct_files_in_rank_order() {
         let ranked = ranking(&["a.py", "b.py", "c.py"]);
         let mut s = FileScores::default();
-        s.add(&ranked, &["b.py".into(), "z.py".into()], &[]);
-        s.add(&ranked, &["a.py".into()], &[]);
+        for gold in [files(&["b.py", "z.py"]), files(&["a.py"])] {
+            let truth = Gold {
+                files: &gold,
+                ..Gold::default()
+            };
+            s.add(&ranked, &truth);
+        }
         let s = s.mean();
         assert_eq!(s.cases, 2);
         assert!((s.recall_at_1 - 0.5).abs() < 1e-9, "{s:?}"); // 0 then 1
@@ -700,17 +727,46 @@ mod tests {
             path: path.into(),
             name: name.into(),
         };
+        let case = |file: &'static str, symbols: &[SymbolTarget]| {
+            (vec![file.to_string()], symbols.to_vec())
+        };
         let mut s = FileScores::default();
-        s.add(&ranked, &["f.py".into()], &[gold("f.py", "f5")]); // 6th: a hit at 10 only
-        s.add(
-            &ranked,
-            &["a.py".into()],
-            &[gold("a.py", "f0"), gold("a.py", "imports")],
-        );
-        s.add(&ranked, &["b.py".into()], &[gold("b.py", "imports")]); // no function: not counted
+        for (files, symbols) in [
+            case("f.py", &[gold("f.py", "f5")]), // 6th: a hit at 10 only
+            case("a.py", &[gold("a.py", "f0"), gold("a.py", "imports")]),
+            case("b.py", &[gold("b.py", "imports")]), // no function: not counted
+        ] {
+            let truth = Gold {
+                files: &files,
+                symbols: &symbols,
+                changed: &[],
+            };
+            s.add(&ranked, &truth);
+        }
         let s = s.mean();
         assert_eq!(s.function_cases, 2);
         assert!((s.function_hit_at_5 - 0.5).abs() < 1e-9, "{s:?}");
         assert!((s.function_hit_at_10 - 1.0).abs() < 1e-9, "{s:?}");
+    }
+
+    #[test]
+    fn a_mined_pair_hits_with_a_chunk_that_holds_a_changed_line() {
+        // Chunks span lines 1-2 of each file; the 6th holds the change.
+        let ranked = ranking(&["a.py", "b.py", "c.py", "d.py", "e.py", "f.py"]);
+        let files = vec!["f.py".to_string()];
+        let mut s = FileScores::default();
+        for changed in [Target::span("f.py", 2, 4), Target::span("a.py", 9, 9)] {
+            let changed = [changed];
+            let truth = Gold {
+                files: &files,
+                symbols: &[],
+                changed: &changed,
+            };
+            s.add(&ranked, &truth);
+        }
+        let s = s.mean();
+        assert_eq!(s.function_cases, 2);
+        assert!((s.function_hit_at_5 - 0.0).abs() < 1e-9, "{s:?}");
+        assert!((s.function_hit_at_10 - 0.5).abs() < 1e-9, "{s:?}");
     }
 }

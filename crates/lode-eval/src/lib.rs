@@ -129,8 +129,8 @@ pub use case::{
 };
 pub use error::{Error, Result};
 pub use metrics::{
-    EstimatedTokens, IMPORTS_PSEUDO_SYMBOL, TokenCounter, count_indexable_targets, distinct_files,
-    file_ranks, first_rank, ideal_dcg, ndcg_at_k, recall_at_k, reciprocal_rank,
+    EstimatedTokens, IMPORTS_PSEUDO_SYMBOL, TokenCounter, changed_rank, count_indexable_targets,
+    distinct_files, file_ranks, first_rank, ideal_dcg, ndcg_at_k, recall_at_k, reciprocal_rank,
     symbol_name_matches, symbol_ranks, target_files, target_ranks, tokens_to_first_hit,
 };
 pub use report::{Metrics, RepoRun, Report, SkippedRepo, SuiteGroup, SuiteReport, percentile};

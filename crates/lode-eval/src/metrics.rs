@@ -153,6 +153,22 @@ pub fn symbol_ranks(results: &[ResultChunk], symbols: &[SymbolTarget]) -> Vec<Op
         .collect()
 }
 
+/// The rank of the first result that holds a symbol and overlaps one of
+/// `changed` (the lines a mined commit changed): the function-level hit of a
+/// case with no gold symbols. A chunk of no symbol (a file's header, its
+/// imports) is skipped, as [`symbol_ranks`] skips the `imports` pseudo-symbol.
+pub fn changed_rank(results: &[ResultChunk], changed: &[Target]) -> Option<usize> {
+    results
+        .iter()
+        .position(|r| {
+            r.symbol.is_some()
+                && changed
+                    .iter()
+                    .any(|t| t.matches_location(&r.path, r.start_line, r.end_line))
+        })
+        .map(|i| i + 1)
+}
+
 /// How many of `targets` at least one of `chunks` (`(path, start, end)`)
 /// matches: Semble's ideal count for NDCG (targets absent from the index are
 /// not held against the ranking).
@@ -422,6 +438,25 @@ mod tests {
             },
         ];
         assert_eq!(symbol_ranks(&results, &gold), vec![Some(2), None]);
+    }
+
+    #[test]
+    fn a_changed_line_counts_in_a_chunk_of_a_symbol() {
+        let results = [
+            r("src/lib.rs", 1, 8),
+            r("src/lib.rs", 10, 30).with_symbol("parse"),
+            r("src/lib.rs", 40, 60).with_symbol("render"),
+        ];
+        let changed = [
+            Target::span("src/lib.rs", 5, 5),
+            Target::span("src/lib.rs", 45, 47),
+        ];
+        // The header holds line 5 but no symbol; `render` holds 45-47.
+        assert_eq!(changed_rank(&results, &changed), Some(3));
+        assert_eq!(
+            changed_rank(&results, &[Target::span("src/other.rs", 12, 12)]),
+            None
+        );
     }
 
     #[test]

@@ -144,18 +144,12 @@ impl ChunkChoice<'_> {
             .collect())
     }
 
-    /// File `c` (ranked with `score`, chunk ids `ids`) with its best
-    /// `chunks_wanted` chunks.
-    pub fn file_hit(
-        &self,
-        score: f64,
-        c: Candidate,
-        ids: &[i64],
-        chunks_wanted: usize,
-    ) -> Result<FileHit> {
+    /// The chunks of file `c` (chunk ids `ids`) with their scores, best
+    /// first, one per symbol: a long function's parts would fill the file's share.
+    pub fn ranked(&self, c: &Candidate, ids: &[i64]) -> Result<Vec<(f64, Arc<ChunkRow>)>> {
         let weights = &self.opts.chunk_weights;
         let mut ranked: Vec<(f64, Arc<ChunkRow>)> = self
-            .features(&c.path, Pointed::of(&c), ids)?
+            .features(&c.path, Pointed::of(c), ids)?
             .into_iter()
             .map(|(row, f)| (weights.score(&f), row))
             .collect();
@@ -163,7 +157,6 @@ impl ChunkChoice<'_> {
             b.0.total_cmp(&a.0)
                 .then_with(|| a.1.start_line.cmp(&b.1.start_line))
         });
-        // One chunk per symbol: a long function's parts would fill the file's share.
         let mut shown: Vec<Option<i64>> = Vec::new();
         ranked.retain(|(_, row)| {
             let symbol = row.symbol.as_ref().map(|s| s.id);
@@ -173,6 +166,18 @@ impl ChunkChoice<'_> {
             shown.push(symbol);
             true
         });
+        Ok(ranked)
+    }
+
+    /// File `c` (ranked with `score`) with the first `chunks_wanted` of its
+    /// `ranked` chunks.
+    pub fn file_hit(
+        &self,
+        score: f64,
+        c: Candidate,
+        ranked: Vec<(f64, Arc<ChunkRow>)>,
+        chunks_wanted: usize,
+    ) -> FileHit {
         let file_score = (score * 10_000.0).round() / 10_000.0;
         let snippet_lines = self.opts.snippet_lines;
         let hits = ranked
@@ -195,7 +200,7 @@ impl ChunkChoice<'_> {
                 hit
             })
             .collect();
-        Ok(FileHit {
+        FileHit {
             evidence: evidence(
                 &c.features,
                 &[&c.defined[..], &c.defined_in_code[..]].concat(),
@@ -205,7 +210,7 @@ impl ChunkChoice<'_> {
             score: file_score,
             chunks: hits,
             features: c.features,
-        })
+        }
     }
 }
 

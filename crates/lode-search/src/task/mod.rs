@@ -65,8 +65,9 @@ impl Mode {
 pub struct TaskOptions {
     /// Files returned.
     pub files: usize,
-    /// Chunks shown per file.
-    pub chunks_per_file: usize,
+    /// Chunks shown beyond each file's best, shared out by value (see
+    /// [`FileHit::chunks`]).
+    pub extra_chunks: usize,
     /// Which indexed files may be candidates (path prefix, languages).
     pub filter: Filter,
     /// Use the embedding model beside the lexical evidence.
@@ -83,7 +84,7 @@ impl Default for TaskOptions {
     fn default() -> TaskOptions {
         TaskOptions {
             files: 10,
-            chunks_per_file: 2,
+            extra_chunks: 4,
             filter: Filter::default(),
             semantic: true,
             snippet_lines: 4,
@@ -106,8 +107,9 @@ pub struct FileHit {
     /// What pointed at it: `path named`, `trace frame`, `defines parse_config`, ….
     pub evidence: Vec<String>,
     /// Its best chunks, best first. In task mode one per symbol, each scored as
-    /// the file, the first file showing one more than `chunks_per_file` and
-    /// files after the third at most one; in query mode its hits.
+    /// the file: every file its best, and [`TaskOptions::extra_chunks`] more
+    /// shared out over the files by the chunk's score times the file's against
+    /// the first's; in query mode its hits.
     pub chunks: Vec<SearchHit>,
     /// The evidence as numbers (for `bench` and the learner; not in JSON).
     #[serde(skip)]
@@ -199,22 +201,23 @@ pub fn task_search(index: &Index, text: &str, opts: &TaskOptions) -> Result<Task
         chunk_ids.push(index.file_chunk_ids(&c.path)?);
     }
     let scores = gathered.chunk_scores.of(&chunk_ids.concat());
-    let mut files = Vec::with_capacity(ranked.len());
-    for (rank, ((score, c), ids)) in ranked.into_iter().zip(chunk_ids).enumerate() {
-        // The likeliest file shows more of itself.
-        let wanted = match rank {
-            0 => opts.chunks_per_file + 1,
-            1 | 2 => opts.chunks_per_file,
-            _ => opts.chunks_per_file.min(1),
-        };
-        let choice = ChunkChoice {
-            index,
-            scores: &scores,
-            names: &names,
-            opts,
-        };
-        files.push(choice.file_hit(score, c, &ids, wanted)?);
+    let choice = ChunkChoice {
+        index,
+        scores: &scores,
+        names: &names,
+        opts,
+    };
+    let mut chunks = Vec::with_capacity(ranked.len());
+    for ((_, c), ids) in ranked.iter().zip(&chunk_ids) {
+        chunks.push(choice.ranked(c, ids)?);
     }
+    let scored: Vec<(f64, Vec<f64>)> = (ranked.iter().zip(&chunks))
+        .map(|((score, _), chunks)| (*score, chunks.iter().map(|(s, _)| *s).collect()))
+        .collect();
+    let shares = chunk_shares(&scored, opts.extra_chunks);
+    let files = (ranked.into_iter().zip(chunks).zip(shares))
+        .map(|(((score, c), chunks), wanted)| choice.file_hit(score, c, chunks, wanted))
+        .collect();
     Ok(TaskResults {
         files,
         signals: Signals {
@@ -233,6 +236,35 @@ pub fn task_search(index: &Index, text: &str, opts: &TaskOptions) -> Result<Task
             .flatten()
             .map(|(embedded, chunks)| Partial { embedded, chunks }),
     })
+}
+
+/// How many chunks each ranked file shows: its best, and `extra` more,
+/// each to the chunk of most value — its score times its file's score
+/// against the first file's — so a sure first file shows more of itself and
+/// a close second as much as the first. `ranked` holds each file's score
+/// and its chunks' scores, best first.
+fn chunk_shares(ranked: &[(f64, Vec<f64>)], extra: usize) -> Vec<usize> {
+    let top = ranked
+        .first()
+        .map_or(1.0, |(score, _)| score.max(f64::MIN_POSITIVE));
+    let mut offers: Vec<(f64, usize)> = ranked
+        .iter()
+        .enumerate()
+        .flat_map(|(file, (score, chunks))| {
+            let weight = (score / top).max(0.0);
+            chunks
+                .iter()
+                .skip(1)
+                .map(move |c| (weight * c.max(0.0), file))
+        })
+        .collect();
+    // A file's chunks come best first, so the extras it wins are its next ones.
+    offers.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+    let mut shares = vec![1; ranked.len()];
+    for (_, file) in offers.into_iter().take(extra) {
+        shares[file] += 1;
+    }
+    shares
 }
 
 /// What the embedding model reads of a task, as three views whose
@@ -344,6 +376,20 @@ mod tests {
         Converts method from a binary string to the literal string. When requests tries \
         to use the method it gets a 404 Not Found response. I am using python 3 and \
         this bug does not exist on python 2.\n";
+
+    #[test]
+    fn the_extra_chunks_go_where_file_and_chunk_are_likeliest() {
+        // A sure first file shows its next two chunks before the second file's.
+        let sure = [(2.0, vec![3.0, 2.0, 1.9]), (1.0, vec![3.0, 2.5])];
+        assert_eq!(chunk_shares(&sure, 2), [3, 1]);
+        // A close second file with a strong second chunk wins the extra.
+        let close = [(2.0, vec![3.0, 1.0]), (1.9, vec![3.0, 2.5])];
+        assert_eq!(chunk_shares(&close, 1), [1, 2]);
+        // Every file shows its best, whatever the extras; none shows more than it has.
+        let few = [(1.0, vec![0.5]), (0.5, vec![0.4]), (0.2, vec![])];
+        assert_eq!(chunk_shares(&few, 4), [1, 1, 1]);
+        assert_eq!(chunk_shares(&[], 4), Vec::<usize>::new());
+    }
 
     #[test]
     fn the_embedding_reads_the_whole_the_title_and_the_names() {
@@ -462,7 +508,7 @@ mod tests {
         // …with it, the callees come next.
         let lifted = shown(ChunkWeights::default().0[6]);
         assert_eq!(lifted[0], "parse_config", "{lifted:?}");
-        let mut next = lifted[1..].to_vec();
+        let mut next = lifted[1..3].to_vec();
         next.sort();
         assert_eq!(next, ["read_text", "split_fields"], "{lifted:?}");
     }
