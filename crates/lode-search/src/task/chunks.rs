@@ -157,6 +157,11 @@ impl ChunkChoice<'_> {
             b.0.total_cmp(&a.0)
                 .then_with(|| a.1.start_line.cmp(&b.1.start_line))
         });
+        // A container's bare header line (`impl Grid {`, `class Grid(Base):`)
+        // says nothing its members' chunks do not; kept only in a file of nothing else.
+        if ranked.iter().any(|(_, row)| !is_bare_part(row)) {
+            ranked.retain(|(_, row)| !is_bare_part(row));
+        }
         let mut shown: Vec<Option<i64>> = Vec::new();
         ranked.retain(|(_, row)| {
             let symbol = row.symbol.as_ref().map(|s| s.id);
@@ -212,6 +217,15 @@ impl ChunkChoice<'_> {
             features: c.features,
         }
     }
+}
+
+/// Whether `row` is a line or two of a symbol split into several chunks:
+/// the head or tail of a container whose members are chunks of their own.
+fn is_bare_part(row: &ChunkRow) -> bool {
+    row.symbol.as_ref().is_some_and(|s| {
+        let part = s.start_line < row.start_line || row.end_line < s.end_line;
+        part && row.end_line - row.start_line < 2
+    })
 }
 
 /// What a task points at in one file.

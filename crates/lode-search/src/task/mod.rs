@@ -514,6 +514,47 @@ mod tests {
     }
 
     #[test]
+    fn a_containers_bare_header_line_is_not_a_chunk_of_its_own() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = tempfile::tempdir().unwrap();
+        // Methods over the chunker's target size, so the impl is split at them
+        // and its `impl Grid {` line is left a chunk of one line.
+        let body = (0..40)
+            .map(|i| format!("        let step_{i} = {i} * self.width + other;\n"))
+            .collect::<String>();
+        let code = format!(
+            "/// A grid of cells.\npub struct Grid {{\n    width: usize,\n    cells: Vec<u8>,\n}}\n\n\
+             impl Grid {{\n    /// Resizes the grid, keeping what fits.\n    \
+             pub fn resize(&mut self, other: usize) {{\n{body}    }}\n\n    \
+             /// Clears every cell of the grid.\n    \
+             pub fn clear(&mut self, other: usize) {{\n{body}    }}\n}}\n"
+        );
+        std::fs::create_dir_all(dir.path().join("src")).unwrap();
+        std::fs::write(dir.path().join("src/grid.rs"), code).unwrap();
+        let config = Config::default();
+        let loc = IndexLocation::resolve(dir.path(), Some(cache.path())).unwrap();
+        lode_index::build(&loc, &BuildOptions::quiet(&config)).unwrap();
+        let index = Index::open(&loc).unwrap();
+        let text = "Grid::resize loses cells\n\nCalling Grid::resize on a grid with cells loses \
+            the last row of cells. The width of the Grid is kept but cells are dropped.\n";
+        let results = task_search(&index, text, &TaskOptions::default()).unwrap();
+        let shown: Vec<(String, u32, u32)> = (results.files[0].chunks.iter())
+            .map(|c| {
+                (
+                    c.symbol.clone().unwrap_or_default(),
+                    c.start_line,
+                    c.end_line,
+                )
+            })
+            .collect();
+        assert!(shown.iter().all(|(_, start, end)| end > start), "{shown:?}");
+        // The definitions are all there.
+        for name in ["Grid", "resize", "clear"] {
+            assert!(shown.iter().any(|(s, ..)| s == name), "{shown:?}");
+        }
+    }
+
+    #[test]
     fn search_says_which_mode_ran_and_can_be_forced() {
         let (_d, _c, index) = repo();
         let opts = crate::SearchOptions::default();
