@@ -322,8 +322,6 @@ mod tests {
     /// A small repository where the words of an issue are everywhere but its
     /// names point at one file.
     fn repo() -> (tempfile::TempDir, tempfile::TempDir, Index) {
-        let dir = tempfile::tempdir().unwrap();
-        let cache = tempfile::tempdir().unwrap();
         let files = [
             (
                 "src/app/session.py",
@@ -350,6 +348,13 @@ mod tests {
                 "from app.session import Session\n\ndef test_request_method_binary_string():\n    Session().request(b'GET', 'http://x')\n",
             ),
         ];
+        indexed(&files)
+    }
+
+    /// A repository of `files` (path, text), indexed.
+    fn indexed(files: &[(&str, &str)]) -> (tempfile::TempDir, tempfile::TempDir, Index) {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = tempfile::tempdir().unwrap();
         for (path, text) in files {
             let p = dir.path().join(path);
             std::fs::create_dir_all(p.parent().unwrap()).unwrap();
@@ -463,8 +468,6 @@ mod tests {
 
     #[test]
     fn what_a_named_function_calls_comes_before_the_rest_of_its_file() {
-        let dir = tempfile::tempdir().unwrap();
-        let cache = tempfile::tempdir().unwrap();
         // Each function over the chunker's merge size, so each is a chunk.
         let pad = (0..12)
             .map(|i| format!("    step_{i} = {i}\n"))
@@ -475,12 +478,7 @@ mod tests {
              def split_fields(text):\n{pad}    return text.split(',')\n\n\
              def read_text(path):\n{pad}    return open(path).read()\n"
         );
-        std::fs::create_dir_all(dir.path().join("app")).unwrap();
-        std::fs::write(dir.path().join("app/config.py"), code).unwrap();
-        let config = Config::default();
-        let loc = IndexLocation::resolve(dir.path(), Some(cache.path())).unwrap();
-        lode_index::build(&loc, &BuildOptions::quiet(&config)).unwrap();
-        let index = Index::open(&loc).unwrap();
+        let (_dir, _cache, index) = indexed(&[("app/config.py", &code)]);
         let text = "parse_config loses the last value\n\nCalling parse_config on a config \
             with a trailing comma loses the last value of the config: the title and path of the \
             config are read, the last one is not.\n";
@@ -515,8 +513,6 @@ mod tests {
 
     #[test]
     fn a_containers_bare_header_line_is_not_a_chunk_of_its_own() {
-        let dir = tempfile::tempdir().unwrap();
-        let cache = tempfile::tempdir().unwrap();
         // Methods over the chunker's target size, so the impl is split at them
         // and its `impl Grid {` line is left a chunk of one line.
         let body = (0..40)
@@ -529,12 +525,7 @@ mod tests {
              /// Clears every cell of the grid.\n    \
              pub fn clear(&mut self, other: usize) {{\n{body}    }}\n}}\n"
         );
-        std::fs::create_dir_all(dir.path().join("src")).unwrap();
-        std::fs::write(dir.path().join("src/grid.rs"), code).unwrap();
-        let config = Config::default();
-        let loc = IndexLocation::resolve(dir.path(), Some(cache.path())).unwrap();
-        lode_index::build(&loc, &BuildOptions::quiet(&config)).unwrap();
-        let index = Index::open(&loc).unwrap();
+        let (_dir, _cache, index) = indexed(&[("src/grid.rs", &code)]);
         let text = "Grid::resize loses cells\n\nCalling Grid::resize on a grid with cells loses \
             the last row of cells. The width of the Grid is kept but cells are dropped.\n";
         let results = task_search(&index, text, &TaskOptions::default()).unwrap();
