@@ -7,7 +7,7 @@ use std::collections::HashMap;
 
 use lode_core::{Language, Result};
 use lode_index::lexical::Bm25Params;
-use lode_index::{FileBm25Params, Filter, Index};
+use lode_index::{FileBm25Params, Filter, Index, SymbolRow};
 
 use super::resolve::PathIndex;
 use super::text::{TaskText, TermWeights};
@@ -316,6 +316,7 @@ fn add_definitions(
         .map(|i| last_name(i))
         .filter(|i| !named.contains(i))
         .collect();
+    let written: Vec<&String> = task.identifiers.iter().chain(&task.modules).collect();
     let mut looked_up = 0;
     for (names, feature) in [(named, Feature::Defines), (in_code, Feature::DefinesCode)] {
         let mut seen: Vec<&str> = Vec::new();
@@ -326,6 +327,20 @@ fn add_definitions(
             seen.push(name);
             looked_up += 1;
             let symbols = index.symbols_named(name)?;
+            // `Grid.__init__` names the one `__init__` of class `Grid`, when the index has it.
+            let owners = owners_written(&written, name);
+            let owned: Vec<&SymbolRow> = (symbols.iter())
+                .filter(|s| {
+                    s.container
+                        .as_deref()
+                        .is_some_and(|c| owners.contains(&container_name(c)))
+                })
+                .collect();
+            let symbols: Vec<&SymbolRow> = if owned.is_empty() {
+                symbols.iter().collect()
+            } else {
+                owned
+            };
             let mut defining: Vec<&str> = symbols.iter().map(|s| s.path.as_str()).collect();
             defining.sort_unstable();
             defining.dedup();
@@ -655,6 +670,31 @@ fn message_fragments(message: &str) -> Vec<String> {
 }
 
 /// A qualified name's last part: `Session.request` → `request`.
+/// The owners `name` is written with among `written` (a task's identifiers
+/// and modules): `Grid` for `Grid.__init__`, `Grid::new` or `Grid/__init__`.
+fn owners_written<'a>(written: &[&'a String], name: &str) -> Vec<&'a str> {
+    written
+        .iter()
+        .filter_map(|i| {
+            let owner = i.strip_suffix(name)?;
+            let owner = (owner.strip_suffix('.'))
+                .or_else(|| owner.strip_suffix("::"))
+                .or_else(|| owner.strip_suffix('/'))?;
+            Some(owner.rsplit(['.', ':', '/']).next().unwrap_or(owner))
+        })
+        .filter(|o| !o.is_empty())
+        .collect()
+}
+
+/// The name a symbol's container is written with: `Grid` for `class Grid`,
+/// `impl Grid<T>` or `impl Display for Grid`.
+fn container_name(container: &str) -> &str {
+    let last = container.rsplit(' ').next().unwrap_or(container);
+    let last = last.trim_start_matches(['*', '(', '&']);
+    let end = last.find(['<', ')', '[']).unwrap_or(last.len());
+    &last[..end]
+}
+
 fn last_name(name: &str) -> &str {
     name.rsplit(['.', ':'])
         .find(|s| !s.is_empty())
@@ -687,6 +727,33 @@ pub fn term_weights() -> TermWeights {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_qualified_name_gives_its_owner() {
+        let ids: Vec<String> = [
+            "Grid.__init__",
+            "io::Table::new",
+            "__init__",
+            "x__init__",
+            "pkg/Plot/draw",
+        ]
+        .map(String::from)
+        .to_vec();
+        let ids: Vec<&String> = ids.iter().collect();
+        assert_eq!(owners_written(&ids, "__init__"), ["Grid"]);
+        assert_eq!(owners_written(&ids, "new"), ["Table"]);
+        assert_eq!(owners_written(&ids, "draw"), ["Plot"]);
+        assert!(owners_written(&ids, "render").is_empty());
+        for (container, name) in [
+            ("class Grid", "Grid"),
+            ("impl Grid<T>", "Grid"),
+            ("impl Display for Grid", "Grid"),
+            ("(g *Grid)", "Grid"),
+            ("Grid", "Grid"),
+        ] {
+            assert_eq!(container_name(container), name, "{container}");
+        }
+    }
 
     #[test]
     fn messages_split_at_formatted_values() {

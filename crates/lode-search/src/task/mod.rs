@@ -546,6 +546,47 @@ mod tests {
     }
 
     #[test]
+    fn a_method_named_with_its_class_points_at_the_class_file() {
+        // Twelve classes with an `__init__`: the bare name says nothing.
+        let mut files: Vec<(String, String)> = (0..12)
+            .map(|i| {
+                let text = format!(
+                    "class Writer{i}:\n    def __init__(self, delimiter):\n        self.delimiter = delimiter\n"
+                );
+                (format!("pkg/io/writer{i}.py"), text)
+            })
+            .collect();
+        files.push((
+            "pkg/io/tables.py".into(),
+            "class Grid(Writer3):\n    def __init__(self):\n        super().__init__(delimiter=None)\n".into(),
+        ));
+        let files: Vec<(&str, &str)> = (files.iter())
+            .map(|(p, t)| (p.as_str(), t.as_str()))
+            .collect();
+        let (_d, _c, index) = indexed(&files);
+        let trace = "Traceback (most recent call last):\n  \
+            File \"/usr/lib/python3/site-packages/pkg/io/writer3.py\", line 2, in write\n\
+            TypeError: Grid.__init__() got an unexpected keyword argument 'header_rows'\n";
+        // As prose, and in a code block, where a dotted name is read as a module path.
+        let title = "Writing a table with header rows fails\n\n";
+        for text in [
+            format!("{title}{trace}"),
+            format!("{title}```\n{trace}```\n"),
+        ] {
+            let results = task_search(&index, &text, &TaskOptions::default()).unwrap();
+            let tables = (results.files.iter())
+                .find(|f| f.path == "pkg/io/tables.py")
+                .expect("the class's file is ranked");
+            assert!(
+                tables.evidence.iter().any(|e| e == "defines __init__"),
+                "{:?}",
+                tables.evidence
+            );
+            assert_eq!(results.files[0].path, "pkg/io/tables.py", "{text}");
+        }
+    }
+
+    #[test]
     fn search_says_which_mode_ran_and_can_be_forced() {
         let (_d, _c, index) = repo();
         let opts = crate::SearchOptions::default();
