@@ -669,7 +669,6 @@ fn message_fragments(message: &str) -> Vec<String> {
         .collect()
 }
 
-/// A qualified name's last part: `Session.request` → `request`.
 /// The owners `name` is written with among `written` (a task's identifiers
 /// and modules): `Grid` for `Grid.__init__`, `Grid::new` or `Grid/__init__`.
 fn owners_written<'a>(written: &[&'a String], name: &str) -> Vec<&'a str> {
@@ -695,6 +694,7 @@ fn container_name(container: &str) -> &str {
     &last[..end]
 }
 
+/// A qualified name's last part: `Session.request` → `request`.
 fn last_name(name: &str) -> &str {
     name.rsplit(['.', ':'])
         .find(|s| !s.is_empty())
