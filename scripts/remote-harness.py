@@ -14,7 +14,8 @@ store) and drives `lode index --remote` on clones of one git fixture:
 - a build claimed by a runner that never finishes: the next one waits the
   configured time, then builds;
 - a damaged part in the store: refused, built locally, answers unchanged;
-- the server gone: one note, a local build, exit 0, within seconds.
+- the server gone: two racing runners each build locally, with one note, exit 0, within
+  seconds.
 
 Every step is bounded in time; the first failed check exits 1. Needs the
 `nats-py` client (for the claim and the damage it plants).
@@ -299,18 +300,25 @@ def scenarios(lode, url, tmp, server):
     i = runner.index(tmp / "i", tmp / "cache-i")
     check(i["remote"]["outcome"] == "hit", f"which the next runner fetches ({i['remote']['outcome']})")
 
-    # The server gone: a local build, one note, exit 0, quickly.
+    # The server gone: two runners racing on one tree each build locally, with one
+    # note, exit 0, quickly.
     server.kill()
     server.wait()
     clone(origin, tmp / "h")
+    clone(origin, tmp / "h2")
     start = time.time()
-    h = runner.index(tmp / "h", tmp / "cache-h")
+    racing = [runner.start_index(tmp / name, tmp / f"cache-{name}") for name in ("h", "h2")]
+    down = [finish(p) for p in racing]
     took = time.time() - start
-    check(h["remote"]["outcome"] == "local", f"with the server gone the index is built here ({h['remote']})")
-    notes = [n for n in h.get("notes", []) if "remote cache" in n]
-    check(len(notes) == 1, f"with one note ({notes})")
+    outcomes = [d["remote"]["outcome"] for d in down]
+    check(outcomes == ["local", "local"],
+          f"with the server gone both racing runners build here ({outcomes})")
+    notes = [[n for n in d.get("notes", []) if "remote cache" in n] for d in down]
+    check(all(len(n) == 1 for n in notes), f"each with one note ({notes[0]})")
     check(took < 20, f"within seconds ({took:.1f} s)")
-    check(answers(runner, tmp / "h", tmp / "cache-h") == want, "answering as a local build")
+    for name in ("h", "h2"):
+        check(answers(runner, tmp / name, tmp / f"cache-{name}") == want,
+              f"runner {name} answers as a local build")
 
 
 if __name__ == "__main__":
