@@ -33,7 +33,8 @@ time:
   among them: no answer is partial but the one sent as the node died, and
   within 30 s every partition is on two
   nodes again; a second node killed: the last one takes every partition
-  over; all gone: `partial`, every partition missing, within the deadline.
+  over; all gone: `partial`, every partition missing, within the deadline;
+- no source text in any builder's, shard node's or MCP server's log or events.
 """
 
 import json
@@ -150,9 +151,22 @@ def main():
         repos = scenario(lode, url, tmp, builders)
         shard_nodes(lode, url, tmp, repos, builders, servers)
         pinned_identities(lode, nats_server, tmp, builders, servers)
+        no_source_in_logs(tmp, builders)
     finally:
         stop_all(builders, servers, tmp)
     print("service harness: all checks passed")
+
+
+def no_source_in_logs(tmp, builders):
+    """Indexes hold source code; what the builders, shard nodes and MCP servers
+    write to their logs and event streams must not."""
+    body = "return request.get("  # a line of every fixture, never a query or a name
+    logs = sorted(tmp.glob("*.log"))
+    leaked = [p.name for p in logs if body in p.read_text(errors="replace")]
+    events = [(b.name, b.lines) for b in builders if isinstance(getattr(b, "lines", None), list)]
+    leaked += [name for name, lines in events if any(body in json.dumps(r) for r in lines)]
+    check(logs and events and not leaked,
+          f"no source text in {len(logs)} logs or {len(events)} builders' events ({leaked})")
 
 
 def stop_all(processes, servers, tmp):
