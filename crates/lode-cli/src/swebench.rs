@@ -118,6 +118,18 @@ struct SweReport {
     skipped: Vec<String>,
     /// Ranking → repository (`""` = all) → scores.
     scores: BTreeMap<String, BTreeMap<String, FileScores>>,
+    /// Ranking → the cases' language → scores (cases that name one).
+    by_language: BTreeMap<String, BTreeMap<String, FileScores>>,
+}
+
+/// Ranking → group → scores, summed as the cases come.
+type Tally = BTreeMap<String, BTreeMap<String, FileScores>>;
+
+fn means(tally: Tally) -> Tally {
+    tally
+        .into_iter()
+        .map(|(k, v)| (k, v.into_iter().map(|(g, s)| (g, s.mean())).collect()))
+        .collect()
 }
 
 /// What `--explain` writes per case.
@@ -351,7 +363,8 @@ pub fn swebench(common: Common, args: SweArgs) -> Result<u8> {
         )),
         None => None,
     };
-    let mut scores: BTreeMap<String, BTreeMap<String, FileScores>> = BTreeMap::new();
+    let mut scores = Tally::new();
+    let mut by_language = Tally::new();
     let mut skipped = Vec::new();
     let mut baseline = Baseline::default();
     for (i, case) in cases.iter().enumerate() {
@@ -385,6 +398,12 @@ pub fn swebench(common: Common, args: SweArgs) -> Result<u8> {
             for key in [String::new(), repo.clone()] {
                 by_repo.entry(key).or_default().add(&ranked, &truth);
             }
+            if let Some(language) = &case.language {
+                (by_language.entry(name.to_string()).or_default())
+                    .entry(language.clone())
+                    .or_default()
+                    .add(&ranked, &truth);
+            }
             let listed: Vec<String> = ranked
                 .chunks
                 .iter()
@@ -417,15 +436,12 @@ pub fn swebench(common: Common, args: SweArgs) -> Result<u8> {
         }
     }
     work.finish();
-    let scores = scores
-        .into_iter()
-        .map(|(k, v)| (k, v.into_iter().map(|(r, s)| (r, s.mean())).collect()))
-        .collect();
     let report = SweReport {
         model: lode_index::vectors::describe().1,
         cases: cases.len() - skipped.len(),
         skipped,
-        scores,
+        scores: means(scores),
+        by_language: means(by_language),
     };
     if common.json {
         println!(
@@ -445,16 +461,28 @@ fn print_report(report: &SweReport) {
         report.skipped.len(),
         report.model
     );
+    print_table("repository", &report.scores);
+    if !report.by_language.is_empty() {
+        println!();
+        print_table("language", &report.by_language);
+    }
+    for s in &report.skipped {
+        println!("skipped: {s}");
+    }
+}
+
+/// One row per ranking and group (`""`: all cases, shown first in bold).
+fn print_table(group: &str, tally: &Tally) {
     println!(
-        "| ranking | repository | cases | file R@1 | R@5 | R@10 | Hit@5 | MRR@10 | fn hit@5 | fn hit@10 | ms |"
+        "| ranking | {group} | cases | file R@1 | R@5 | R@10 | Hit@5 | MRR@10 | fn hit@5 | fn hit@10 | ms |"
     );
     println!("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     for name in RANKINGS {
-        let Some(by_repo) = report.scores.get(name) else {
+        let Some(by_group) = tally.get(name) else {
             continue;
         };
-        for (repo, s) in by_repo {
-            let repo = if repo.is_empty() { "**all**" } else { repo };
+        for (key, s) in by_group {
+            let key = if key.is_empty() { "**all**" } else { key };
             let function = |v: f64| {
                 if s.function_cases == 0 {
                     "—".to_string()
@@ -463,7 +491,7 @@ fn print_report(report: &SweReport) {
                 }
             };
             println!(
-                "| {name} | {repo} | {} | {:.3} | {:.3} | {:.3} | {:.3} | {:.3} | {} | {} | {:.1} |",
+                "| {name} | {key} | {} | {:.3} | {:.3} | {:.3} | {:.3} | {:.3} | {} | {} | {:.1} |",
                 s.cases,
                 s.recall_at_1,
                 s.recall_at_5,
@@ -475,9 +503,6 @@ fn print_report(report: &SweReport) {
                 s.mean_ms
             );
         }
-    }
-    for s in &report.skipped {
-        println!("skipped: {s}");
     }
 }
 

@@ -187,6 +187,19 @@ fn the_swebench_bench_builds_with_the_model_it_is_given() {
 }
 
 #[test]
+fn the_swebench_bench_scores_a_pairs_changed_lines_and_its_language() {
+    // Line 12 is in `render_table`, which the task's words name.
+    let (repo, mirrors) = one_pair("Format the rows of a text table");
+    let v = repo.json(&strs(&swebench_args(&repo, mirrors.path(), &[])));
+    let all = &v["scores"]["lode-task"][""];
+    assert_eq!(all["function_cases"], 1, "{v}");
+    assert_eq!(all["function_hit_at_5"], 1.0, "{v}");
+    let python = &v["by_language"]["lode-task"]["python"];
+    assert_eq!(python["cases"], 1, "{v}");
+    assert_eq!(python["recall_at_1"], all["recall_at_1"], "{v}");
+}
+
+#[test]
 fn a_bench_of_a_model_that_does_not_load_fails_instead_of_measuring_another() {
     let (repo, mirrors) = one_pair("Format a text table");
     let missing = repo.path("no-such-model");
