@@ -117,12 +117,12 @@ struct SweReport {
     cases: usize,
     skipped: Vec<String>,
     /// Ranking → repository (`""` = all) → scores.
-    scores: BTreeMap<String, BTreeMap<String, FileScores>>,
+    scores: Tally,
     /// Ranking → the cases' language → scores (cases that name one).
-    by_language: BTreeMap<String, BTreeMap<String, FileScores>>,
+    by_language: Tally,
 }
 
-/// Ranking → group → scores, summed as the cases come.
+/// Ranking → group → scores: sums while the cases come, then [`means`].
 type Tally = BTreeMap<String, BTreeMap<String, FileScores>>;
 
 fn means(tally: Tally) -> Tally {

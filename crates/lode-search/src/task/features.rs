@@ -327,13 +327,13 @@ fn add_definitions(
             seen.push(name);
             looked_up += 1;
             let symbols = index.symbols_named(name)?;
-            // `Grid.__init__` names the one `__init__` of class `Grid`, when the index has it.
+            // `Grid.__init__` names the one `__init__` of class `Grid`, when the index has it
+            // (a container is stored as `class Grid`, `impl Grid`, `type Grid`).
             let owners = owners_written(&written, name);
             let owned: Vec<&SymbolRow> = (symbols.iter())
                 .filter(|s| {
-                    s.container
-                        .as_deref()
-                        .is_some_and(|c| owners.contains(&container_name(c)))
+                    let owner = s.container.as_deref().and_then(|c| c.rsplit(' ').next());
+                    owner.is_some_and(|o| owners.contains(&o))
                 })
                 .collect();
             let symbols: Vec<&SymbolRow> = if owned.is_empty() {
@@ -685,15 +685,6 @@ fn owners_written<'a>(written: &[&'a String], name: &str) -> Vec<&'a str> {
         .collect()
 }
 
-/// The name a symbol's container is written with: `Grid` for `class Grid`,
-/// `impl Grid<T>` or `impl Display for Grid`.
-fn container_name(container: &str) -> &str {
-    let last = container.rsplit(' ').next().unwrap_or(container);
-    let last = last.trim_start_matches(['*', '(', '&']);
-    let end = last.find(['<', ')', '[']).unwrap_or(last.len());
-    &last[..end]
-}
-
 /// A qualified name's last part: `Session.request` → `request`.
 fn last_name(name: &str) -> &str {
     name.rsplit(['.', ':'])
@@ -744,15 +735,6 @@ mod tests {
         assert_eq!(owners_written(&ids, "new"), ["Table"]);
         assert_eq!(owners_written(&ids, "draw"), ["Plot"]);
         assert!(owners_written(&ids, "render").is_empty());
-        for (container, name) in [
-            ("class Grid", "Grid"),
-            ("impl Grid<T>", "Grid"),
-            ("impl Display for Grid", "Grid"),
-            ("(g *Grid)", "Grid"),
-            ("Grid", "Grid"),
-        ] {
-            assert_eq!(container_name(container), name, "{container}");
-        }
     }
 
     #[test]
