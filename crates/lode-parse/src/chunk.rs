@@ -45,6 +45,8 @@ impl Piece<'_> {
 struct Chunker<'a> {
     source: &'a str,
     lines: &'a LineIndex,
+    /// The file's symbols, when chunked by them.
+    symbols: &'a [Symbol],
     out: Vec<Chunk>,
 }
 
@@ -59,6 +61,7 @@ pub fn chunk_symbols(
     let mut c = Chunker {
         source,
         lines,
+        symbols,
         out: Vec::new(),
     };
     if !source.trim().is_empty() {
@@ -74,6 +77,7 @@ pub fn chunk_lines(source: &str, lines: &LineIndex, kind: ChunkKind) -> Vec<Chun
     let mut c = Chunker {
         source,
         lines,
+        symbols: &[],
         out: Vec::new(),
     };
     if !source.trim().is_empty() {
@@ -93,6 +97,7 @@ pub fn chunk_regions(
     let mut c = Chunker {
         source,
         lines,
+        symbols,
         out: Vec::new(),
     };
     for &(first, last, kind, symbol) in regions {
@@ -221,6 +226,7 @@ impl Chunker<'_> {
     }
 
     fn region(&mut self, first: u32, last: u32, children: &[Node], owner: Option<u32>, top: bool) {
+        let from = self.out.len();
         let mut pieces = Vec::new();
         let mut cursor = first;
         for ch in children {
@@ -285,6 +291,59 @@ impl Chunker<'_> {
             }
         }
         self.flush(&mut buffer, owner, gap_kind(seen_symbol));
+        if let Some(owner) = owner {
+            self.attach_bare_lines(from, owner);
+        }
+    }
+
+    /// The bare lines a split leaves say nothing alone: a container's header
+    /// (`impl Grid {`), closing brace or short comment between members, and
+    /// a function's closing punctuation, join the next chunk of the split (the
+    /// previous one, at its end). A function's own header stays its chunk: it
+    /// is the function's signature, and its nested functions are chunks of
+    /// their own.
+    fn attach_bare_lines(&mut self, from: usize, owner: u32) {
+        let container = self.symbols[owner as usize].kind.is_container();
+        let mut split = self.out.split_off(from);
+        let mut kept = vec![true; split.len()];
+        for i in 0..split.len() {
+            let c = &split[i];
+            let bare = c.symbol == Some(owner)
+                && c.span.byte_len() < MERGE_BELOW_BYTES
+                && (container || self.is_punctuation(c.span));
+            if !bare {
+                continue;
+            }
+            let into = (i + 1 < split.len())
+                .then_some(i + 1)
+                .or_else(|| (0..i).rev().find(|&j| kept[j]));
+            if let Some(j) = into
+                && let Some(span) = self.joined(split[i.min(j)].span, split[i.max(j)].span)
+            {
+                split[j].span = span;
+                kept[i] = false;
+            }
+        }
+        let kept = split
+            .into_iter()
+            .zip(kept)
+            .filter_map(|(c, k)| k.then_some(c));
+        self.out.extend(kept);
+    }
+
+    fn is_punctuation(&self, span: lode_core::Span) -> bool {
+        let text = &self.source[span.start_byte as usize..span.end_byte as usize];
+        !text.chars().any(char::is_alphanumeric)
+    }
+
+    /// The span of whole lines from `a` to `b`, unless either is a piece of
+    /// a line or the whole would be over the hard cap.
+    fn joined(&self, a: lode_core::Span, b: lode_core::Span) -> Option<lode_core::Span> {
+        let whole =
+            |s: lode_core::Span| s == self.lines.lines_span(s.start_line - 1, s.end_line - 1);
+        let (first, last) = (a.start_line - 1, b.end_line - 1);
+        (whole(a) && whole(b) && self.bytes(first, last) <= HARD_CAP_BYTES)
+            .then(|| self.lines.lines_span(first, last))
     }
 
     fn flush(&mut self, buffer: &mut Vec<&Piece>, owner: Option<u32>, gap_kind: ChunkKind) {
@@ -343,6 +402,13 @@ impl Chunker<'_> {
                 && let Some(blank) = last_blank
             {
                 end = blank;
+            }
+            // A tail of a line or two goes with the window before it.
+            if end < last
+                && self.bytes(end + 1, last) < MERGE_BELOW_BYTES
+                && self.bytes(start, last) <= HARD_CAP_BYTES
+            {
+                end = last;
             }
             if start == end && self.bytes(start, end) > HARD_CAP_BYTES {
                 self.split_long_line(start, kind, symbol);

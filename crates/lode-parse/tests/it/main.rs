@@ -6,3 +6,4 @@
 
 mod bounds;
 mod fixtures;
+mod split;

@@ -157,7 +157,6 @@ impl ChunkChoice<'_> {
             b.0.total_cmp(&a.0)
                 .then_with(|| a.1.start_line.cmp(&b.1.start_line))
         });
-        drop_bare_parts(&mut ranked);
         let mut shown: Vec<Option<i64>> = Vec::new();
         ranked.retain(|(_, row)| {
             let symbol = row.symbol.as_ref().map(|s| s.id);
@@ -213,27 +212,6 @@ impl ChunkChoice<'_> {
             features: c.features,
         }
     }
-}
-
-/// Leaves out the bare parts of split symbols ([`is_bare_part`]): a container's
-/// header line (`impl Grid {`, `class Grid(Base):`) says nothing its members'
-/// chunks do not. A file of nothing else keeps them. The chunker makes these
-/// lines chunks (query mode shows them too): attaching them to the
-/// neighbouring member there is the general fix.
-fn drop_bare_parts(ranked: &mut Vec<(f64, Arc<ChunkRow>)>) {
-    if ranked.iter().any(|(_, row)| !is_bare_part(row)) {
-        ranked.retain(|(_, row)| !is_bare_part(row));
-    }
-}
-
-/// Whether `row` is a line or two of a symbol split into several chunks: a
-/// container's header or closing line beside members chunked on their own,
-/// or the last lines of a long function's windows.
-fn is_bare_part(row: &ChunkRow) -> bool {
-    row.symbol.as_ref().is_some_and(|s| {
-        let part = s.start_line < row.start_line || row.end_line < s.end_line;
-        part && row.end_line - row.start_line < 2
-    })
 }
 
 /// What a task points at in one file.
@@ -417,46 +395,6 @@ mod tests {
             NameLift::Part
         );
         assert_eq!(path_words("sphinx/ext/autodoc/__init__.py")[3], "init");
-    }
-
-    #[test]
-    fn a_split_symbols_bare_lines_are_left_out_unless_nothing_else_is_there() {
-        // `impl Grid` spans lines 7-95; its methods are chunks of their own.
-        let mut grid = symbol("Grid");
-        (grid.start_line, grid.end_line) = (7, 95);
-        let part = |symbol: &SymbolRow, start: u32, end: u32| {
-            let row = ChunkRow {
-                id: i64::from(start),
-                path: "src/grid.rs".into(),
-                lang: lode_core::Language::Rust,
-                kind: lode_core::ChunkKind::Symbol,
-                start_line: start,
-                end_line: end,
-                start_byte: 0,
-                end_byte: 0,
-                symbol: Some(symbol.clone()),
-            };
-            (1.0, Arc::new(row))
-        };
-        let lines = |ranked: &[(f64, Arc<ChunkRow>)]| -> Vec<(u32, u32)> {
-            ranked
-                .iter()
-                .map(|(_, r)| (r.start_line, r.end_line))
-                .collect()
-        };
-        let mut ranked = vec![part(&grid, 7, 7), part(&grid, 8, 39), part(&grid, 95, 95)];
-        drop_bare_parts(&mut ranked);
-        assert_eq!(lines(&ranked), [(8, 39)]);
-        // The whole symbol in one chunk of two lines is no part.
-        (grid.start_line, grid.end_line) = (7, 8);
-        let mut whole = vec![part(&grid, 7, 8)];
-        drop_bare_parts(&mut whole);
-        assert_eq!(lines(&whole), [(7, 8)]);
-        // A file of bare lines only keeps them.
-        (grid.start_line, grid.end_line) = (7, 95);
-        let mut bare = vec![part(&grid, 7, 7), part(&grid, 95, 95)];
-        drop_bare_parts(&mut bare);
-        assert_eq!(lines(&bare), [(7, 7), (95, 95)]);
     }
 
     #[test]
