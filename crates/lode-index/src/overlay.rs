@@ -41,7 +41,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
-use lode_core::{Config, Language, Result};
+use lode_core::{Config, Language, Result, SymbolKind};
 use rayon::prelude::*;
 use serde::Serialize;
 
@@ -336,6 +336,13 @@ impl OverlayLayer {
                 start_byte: c.span.start_byte,
                 end_byte: c.span.end_byte,
                 symbol: c.symbol.map(|i| self.symbols[first + i as usize].clone()),
+                opens: c
+                    .symbol
+                    .and_then(|i| ex.symbols[i as usize].parent)
+                    .map(|p| &ex.symbols[p as usize])
+                    .filter(|p| p.kind != SymbolKind::Impl)
+                    .filter(|p| c.span.contains_line(p.span.start_line))
+                    .map(|p| p.name.clone()),
             });
             for (term, tf) in &terms.terms {
                 self.postings

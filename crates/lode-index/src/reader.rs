@@ -107,6 +107,11 @@ pub struct ChunkRow {
     /// The symbol the chunk belongs to; `None` for a header, code between
     /// definitions or a text window.
     pub symbol: Option<SymbolRow>,
+    /// The type whose definition begins in the chunk, when that is not the
+    /// chunk's symbol: a split class's header (`class Grid:`) joins the chunk
+    /// of its first member. An impl's or extension's header is left out: it
+    /// names a type defined elsewhere.
+    pub opens: Option<String>,
 }
 
 /// A file as stored.

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use rusqlite::{Connection, Statement};
 
-use lode_core::{ChunkKind, Language};
+use lode_core::{ChunkKind, Language, SymbolKind};
 
 use crate::reader::{ChunkRow, SYMBOL_COLUMNS, named, symbol_row};
 
@@ -26,10 +26,13 @@ pub(crate) fn fetch(conn: &Connection, ids: &[i64]) -> rusqlite::Result<Vec<Chun
     if ids.is_empty() {
         return Ok(Vec::new());
     }
+    // The parent's name and first line, for `opens`: not an impl's.
+    let impl_kind = SymbolKind::Impl.as_str();
     let sql = |list: &str| {
         format!(
-            "SELECT c.id, f.path, f.lang, c.kind, c.start_line, c.end_line, c.start_byte, c.end_byte, {SYMBOL_COLUMNS} \
-             FROM chunks c JOIN files f ON f.id = c.file_id LEFT JOIN symbols s ON s.id = c.symbol WHERE c.id IN ({list})"
+            "SELECT c.id, f.path, f.lang, c.kind, c.start_line, c.end_line, c.start_byte, c.end_byte, {SYMBOL_COLUMNS}, \
+             p.name, p.start_line FROM chunks c JOIN files f ON f.id = c.file_id LEFT JOIN symbols s ON s.id = c.symbol \
+             LEFT JOIN symbols p ON p.id = s.parent AND p.kind != '{impl_kind}' WHERE c.id IN ({list})"
         )
     };
     // A cached statement with a parameter per id (the spare ones NULL, which
@@ -54,16 +57,23 @@ pub(crate) fn fetch(conn: &Connection, ids: &[i64]) -> rusqlite::Result<Vec<Chun
             Some(_) => Some(symbol_row(r, 8)?),
             None => None,
         };
+        let (start_line, end_line) = (r.get(4)?, r.get(5)?);
+        let parent_line: Option<u32> = r.get(19)?;
+        let opens = match parent_line {
+            Some(line) if start_line <= line && line <= end_line => r.get(18)?,
+            _ => None,
+        };
         Ok(ChunkRow {
             id: r.get(0)?,
             path: r.get(1)?,
             lang: named(r, 2, Language::from_name)?,
             kind: named(r, 3, ChunkKind::from_name)?,
-            start_line: r.get(4)?,
-            end_line: r.get(5)?,
+            start_line,
+            end_line,
             start_byte: r.get(6)?,
             end_byte: r.get(7)?,
             symbol,
+            opens,
         })
     })?;
     rows.collect()
@@ -105,8 +115,6 @@ impl RowCache {
 
 #[cfg(test)]
 mod tests {
-    use lode_core::SymbolKind;
-
     use super::*;
 
     /// A database of `n` chunks in two files; every third chunk has a symbol.
@@ -172,6 +180,28 @@ mod tests {
         );
         assert!(fetch(&conn, &[7]).unwrap()[0].symbol.is_none());
         assert!(fetch(&conn, &[]).unwrap().is_empty());
+    }
+
+    #[test]
+    fn a_chunk_holding_its_containers_first_line_opens_the_container() {
+        let conn = chunks_db(3);
+        // `class Grid` at line 20; its methods at 21 and 40, chunked 20-39 and
+        // 40-60. `impl Cell` at 70, its method chunked 70-90.
+        conn.execute_batch(
+            "INSERT INTO symbols VALUES (10, NULL, 1, 'Grid', 'class', NULL, 20, 60, 'class Grid', NULL);
+             INSERT INTO symbols VALUES (11, 10, 1, 'resize', 'method', 'class Grid', 21, 39, 'def', NULL);
+             INSERT INTO symbols VALUES (12, 10, 1, 'clear', 'method', 'class Grid', 40, 60, 'def', NULL);
+             INSERT INTO symbols VALUES (13, NULL, 1, 'Cell', 'impl', NULL, 70, 90, 'impl Cell', NULL);
+             INSERT INTO symbols VALUES (14, 13, 1, 'fill', 'method', 'impl Cell', 71, 90, 'fn', NULL);
+             INSERT INTO chunks VALUES (20, 1, 'symbol', 20, 39, 0, 10, 11);
+             INSERT INTO chunks VALUES (21, 1, 'symbol', 40, 60, 10, 20, 12);
+             INSERT INTO chunks VALUES (22, 1, 'symbol', 70, 90, 20, 30, 14);",
+        )
+        .unwrap();
+        let mut rows = fetch(&conn, &[20, 21, 22, 3]).unwrap();
+        rows.sort_by_key(|r| r.id);
+        let opens: Vec<Option<&str>> = rows.iter().map(|r| r.opens.as_deref()).collect();
+        assert_eq!(opens, [None, Some("Grid"), None, None]);
     }
 
     #[test]

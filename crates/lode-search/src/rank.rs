@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use lode_core::Language;
+use lode_core::{Language, SymbolKind};
 use lode_index::{ChunkRow, tokens};
 
 /// How much the dense ranking counts in the fusion. Measured: 0.3 beats 0.4
@@ -373,13 +373,21 @@ impl QueryShape {
         })
     }
 
-    /// 2 for a chunk of a symbol the query names (see `defined`), else 1.
-    /// A power of two scales a product exactly, so this factor times the
-    /// file's is the same number as when it was the first of the product.
+    /// 2 for a chunk of a symbol the query names (see `defined`), not an
+    /// impl of it, or one holding the header of a container it names, else 1. A power of two
+    /// scales a product exactly, so this factor times the file's is the same
+    /// number as when it was the first of the product.
     fn symbol_factor(&self, c: &ChunkRow) -> f64 {
-        match &c.symbol {
-            Some(s) if self.names_definition(&s.name) => 2.0,
-            _ => 1.0,
+        // An impl or extension names the type it adds to: the type's own
+        // definition is what a query of its name asks for.
+        let labelled = (c.symbol.iter())
+            .filter(|s| s.kind != SymbolKind::Impl)
+            .map(|s| s.name.as_str());
+        let mut names = labelled.chain(c.opens.as_deref());
+        if names.any(|name| self.names_definition(name)) {
+            2.0
+        } else {
+            1.0
         }
     }
 
@@ -474,6 +482,7 @@ mod tests {
             start_byte: 0,
             end_byte: 0,
             symbol: symbol.map(|name| crate::test_support::function(id, path, name)),
+            opens: None,
         }
     }
 
@@ -753,6 +762,32 @@ mod tests {
         assert_eq!(q.file_factor(&c.path, c.lang), 0.3);
         let c = chunk(2, "internal/configs/parser.go", Some("loader"));
         assert_eq!(q.symbol_factor(&c), 1.0);
+    }
+
+    #[test]
+    fn a_chunk_holding_a_named_containers_header_is_its_definition() {
+        // `impl Grid {` joined the chunk of its first method, `resize`.
+        let q = QueryShape::new("Grid");
+        let mut c = chunk(1, "src/grid.rs", Some("resize"));
+        assert_eq!(q.symbol_factor(&c), 1.0);
+        c.opens = Some("Grid".into());
+        assert_eq!(q.symbol_factor(&c), 2.0);
+        c.opens = Some("Cell".into());
+        assert_eq!(q.symbol_factor(&c), 1.0);
+    }
+
+    #[test]
+    fn a_types_definition_not_an_impl_of_it_answers_its_name() {
+        let q = QueryShape::new("Grid");
+        let mut c = chunk(1, "src/grid.rs", Some("Grid"));
+        for (kind, factor) in [
+            (SymbolKind::Struct, 2.0),
+            (SymbolKind::Class, 2.0),
+            (SymbolKind::Impl, 1.0),
+        ] {
+            c.symbol.as_mut().unwrap().kind = kind;
+            assert_eq!(q.symbol_factor(&c), factor, "{kind:?}");
+        }
     }
 
     #[test]

@@ -308,3 +308,39 @@ fn whole_file_scores_follow_the_overlay_and_the_filter() {
     }
     assert_eq!(files(&terms, &Filter::default())[0], "util.py");
 }
+
+#[test]
+fn an_overlay_chunk_holding_a_containers_header_opens_it_as_a_stored_one_does() {
+    let _serial = serial();
+    // Methods over the chunk target: the class is split at them and its
+    // header line joins the chunk of the first.
+    let body: String = (0..40)
+        .map(|i| format!("        step_{i} = {i} * self.width + 7\n"))
+        .collect();
+    let grid = format!("class Grid:\n    def resize(self):\n{body}\n    def clear(self):\n{body}");
+    let dir = tempfile::tempdir().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("grid.py"), &grid).unwrap();
+    let loc = IndexLocation::resolve(dir.path(), Some(cache.path())).unwrap();
+    build(&loc, &BuildOptions::quiet(&Config::default())).unwrap();
+    let index = Index::open(&loc).unwrap();
+    let terms = tokens::query_terms("grid resize clear width step");
+    let rows = |index: &Index| {
+        let found = index
+            .lexical(&terms, &Bm25Params::default(), &Filter::default(), 50)
+            .unwrap();
+        let ids: Vec<i64> = found.iter().map(|p| p.0).collect();
+        let mut v: Vec<(u32, u32, Option<String>)> = (index.chunks(&ids).unwrap().into_iter())
+            .map(|c| (c.start_line, c.end_line, c.opens))
+            .collect();
+        v.sort();
+        v
+    };
+    let stored = rows(&index);
+    assert_eq!(stored[0], (1, 42, Some("Grid".to_string())), "{stored:?}");
+    assert!(stored[1..].iter().all(|r| r.2.is_none()), "{stored:?}");
+    let ov = Overlay::from_json(&json!({ "grid.py": grid })).unwrap();
+    let staged = prepare(&ov, &Config::default()).unwrap();
+    let _guard = index.overlay(staged.layer).unwrap();
+    assert_eq!(rows(&index), stored);
+}
