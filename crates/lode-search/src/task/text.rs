@@ -120,6 +120,23 @@ impl Default for TermWeights {
 }
 
 static FENCE: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"^\s*(```|~~~)").unwrap());
+/// An entry of an environment listing (see [`is_listing`]): `attrs  19.1.0`
+/// (`pip list`, `conda list`), `numpy==1.19.1` (`pip freeze`), `├── react@16.13.1`
+/// (`npm ls`), `GOOS="linux"` (`go env`, `env`: a quoted value, a path or none).
+static LISTING_ENTRY: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(concat!(
+        r"^\s*[A-Za-z][\w.@/\[\]+-]*\s+v?\d[\w.+!-]*(\s+\S.*)?\s*$",
+        r"|^\s*[A-Za-z][\w.-]*(\[[^\]]*\])?\s*(==|===|~=|>=|@)\s*\S+\s*$",
+        r"|^[\s│├└─┬|`+\\-]*@?[\w./-]+@\d",
+        r"|^\s*(set |export )?[A-Z_][A-Z0-9_]*=([\x22'/]|\s*$)",
+    ))
+    .unwrap()
+});
+/// A line of a listing that is not an entry: blank, the command, a comment,
+/// a rule, a header of a few words.
+static LISTING_FRAME: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^\s*([$>%#].*|[-=_+|\s]*|[A-Za-z]+(\s+[A-Za-z]+){0,4}\s*)$").unwrap()
+});
 /// A path with a known source or config extension, possibly with `:line`.
 static PATH: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
@@ -171,7 +188,7 @@ impl TaskText {
         let mut after_blank = true;
         let mut go_func: Option<String> = None;
         let mut rust_func: Option<String> = None;
-        for line in text.lines() {
+        for line in without_listings(text) {
             if FENCE.is_match(line) {
                 if in_fence {
                     out.push_code(&mut block);
@@ -518,6 +535,44 @@ fn is_code_extension(ext: &str) -> bool {
 fn is_file_name(q: &str) -> bool {
     PATH.find(q)
         .is_some_and(|m| m.start() == 0 && m.end() == q.len())
+}
+
+/// The lines of `text` less its fenced blocks that list installed packages
+/// or environment variables (`pip list`, `pip freeze`, `conda list`, `npm
+/// ls`, `go env`): an issue template's report of the environment, which
+/// names a hundred packages and no code of the repository.
+fn without_listings(text: &str) -> Vec<&str> {
+    let lines: Vec<&str> = text.lines().collect();
+    let mut kept = Vec::with_capacity(lines.len());
+    let mut i = 0;
+    while i < lines.len() {
+        if !FENCE.is_match(lines[i]) {
+            kept.push(lines[i]);
+            i += 1;
+            continue;
+        }
+        let close = (i + 1..lines.len()).find(|&j| FENCE.is_match(lines[j]));
+        let end = close.unwrap_or(lines.len() - 1);
+        let inside = &lines[i + 1..close.unwrap_or(lines.len())];
+        if !is_listing(inside) {
+            kept.extend_from_slice(&lines[i..=end]);
+        }
+        i = end + 1;
+    }
+    kept
+}
+
+/// Whether a block is a listing: four entries or more — a package and its
+/// version, a pinned requirement, a dependency tree's `name@version`, a
+/// `NAME=value` variable — and four in five of its lines, leaving aside the
+/// command, comments, a header of words and rules (`$ pip list`, `Package
+/// Version`, `-------`).
+fn is_listing(block: &[&str]) -> bool {
+    let lines: Vec<&str> = (block.iter().copied())
+        .filter(|l| !LISTING_FRAME.is_match(l))
+        .collect();
+    let entries = lines.iter().filter(|l| LISTING_ENTRY.is_match(l)).count();
+    entries >= 4 && entries * 5 >= lines.len() * 4
 }
 
 /// `text` cut to [`MAX_TASK_BYTES`] at a line boundary (or a character one).
