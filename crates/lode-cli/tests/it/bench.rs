@@ -125,7 +125,8 @@ fn the_chunk_learner_labels_the_chunks_a_commit_changed() {
     // Each task's words lead to the function its lines fall in.
     assert_eq!(defaults["recall_at_1"], 1.0, "{v}");
     assert_eq!(data["names"][6], "callee");
-    assert_eq!(data["names"][7], "unnamed");
+    assert_eq!(data["names"][7], "callable");
+    assert_eq!(data["names"][9], "unnamed");
     // Two files' chunks are too few to show a trace frame: its weight is kept.
     assert!(
         data["held"]

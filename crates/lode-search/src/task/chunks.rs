@@ -3,13 +3,14 @@
 //! Each chunk of the file gets its [`ChunkFeatures`] (its lexical score and
 //! embedding similarity against the whole index's best, whether it holds a
 //! line the task points at, defines a name the task writes, is built on
-//! one, or is called by a chunk that defines one) and is scored by the
+//! one, or is called by a chunk that defines one; whether it is a function's
+//! and one of several of its symbol's) and is scored by the
 //! linear [`ChunkWeights`]; the best chunk of each symbol is shown, best
 //! first.
 
 use std::sync::Arc;
 
-use lode_core::Result;
+use lode_core::{Result, SymbolKind};
 use lode_index::{ChunkRow, Index, SymbolRow};
 
 use super::features::{self, Candidate, SomeChunkScores};
@@ -17,9 +18,9 @@ use super::{FileHit, TaskOptions, TaskText, evidence};
 use crate::search::to_hit;
 
 /// How many kinds of chunk evidence there are.
-pub const CHUNK_FEATURES: usize = 8;
+pub const CHUNK_FEATURES: usize = 10;
 
-/// A chunk's evidence, in [`ChunkWeights`] order: the first seven add to
+/// A chunk's evidence, in [`ChunkWeights`] order: the first nine add to
 /// its score, the last (a chunk of no symbol) multiplies it.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct ChunkFeatures(pub [f64; CHUNK_FEATURES]);
@@ -34,29 +35,34 @@ impl ChunkFeatures {
         "name_part",
         "container",
         "callee",
+        "callable",
+        "part",
         "unnamed",
     ];
 
     /// Where the factor begins.
-    pub const FACTORS: usize = 7;
+    pub const FACTORS: usize = 9;
 }
 
 /// How much each kind of chunk evidence counts. The defaults are a fit of
 /// `lode bench learn --chunks` on mined commits with the built-in model
-/// tuned for code: the embedding as much as the lexical score, and a line
-/// the task points at too; a definition of a name the task writes, a symbol
-/// built on one, or a method of a class it names a fifth to a third of that; a
-/// function that a function the task names calls (in the same file) half —
-/// a task names where the fault shows, the fix is often in what that calls
-/// (too rare in commits to fit, as the pointed line: both kept as set by
-/// hand); a file's header and the gaps between definitions (no symbol) a
-/// tenth of their score.
+/// tuned for code: the embedding seven tenths of the lexical score, a line
+/// the task points at as much; a definition of a name the task writes, a
+/// symbol built on one, or a method of a class it names a sixth to a third
+/// of that; a function that a function the task names calls (in the same
+/// file) half — a task names where the fault shows, the fix is often in what
+/// that calls (too rare in commits to fit, as the pointed line: both kept as
+/// set by hand); a function or method a tenth more than a class's or a
+/// module's own lines, a window of a long symbol a quarter (its best window
+/// stands for it; a long function is one a change more often falls in); a
+/// file's header and the gaps between definitions (no symbol) a tenth of
+/// their score.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ChunkWeights(pub [f64; CHUNK_FEATURES]);
 
 impl Default for ChunkWeights {
     fn default() -> ChunkWeights {
-        ChunkWeights([1.0, 1.0, 1.0, 0.24, 0.18, 0.306, 0.5, 0.1])
+        ChunkWeights([1.0, 0.7, 1.0, 0.168, 0.18, 0.312, 0.5, 0.1, 0.25, 0.1])
     }
 }
 
@@ -137,6 +143,8 @@ impl ChunkChoice<'_> {
                                 .as_ref()
                                 .is_some_and(|s| called.contains(&s.name)),
                     ),
+                    flag(row.symbol.as_ref().is_some_and(is_callable)),
+                    flag(row.symbol.as_ref().is_some_and(|s| is_part(s, &row))),
                     flag(row.symbol.is_none()),
                 ]);
                 (row, f)
@@ -212,6 +220,17 @@ impl ChunkChoice<'_> {
             features: c.features,
         }
     }
+}
+
+/// Whether `s` is a function or method (not a class's or module's own lines).
+fn is_callable(s: &SymbolRow) -> bool {
+    matches!(s.kind, SymbolKind::Function | SymbolKind::Method)
+}
+
+/// Whether `row` is one of several chunks of `s` (a window of a long
+/// function, a piece of a split class).
+fn is_part(s: &SymbolRow, row: &ChunkRow) -> bool {
+    s.start_line < row.start_line || row.end_line < s.end_line
 }
 
 /// What a task points at in one file.
@@ -400,12 +419,12 @@ mod tests {
     #[test]
     fn the_default_chunk_weights_score_as_a_weighted_sum() {
         let w = ChunkWeights::default();
-        // Lexical 0.4, dense 0.2, defines: 0.4 + 0.2 + 0.24.
-        let named = ChunkFeatures([0.4, 0.2, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0]);
-        assert!((w.score(&named) - 0.84).abs() < 1e-12);
+        // Lexical 0.4, dense 0.2, defines, a function: 0.4 + 0.7 × 0.2 + 0.168 + 0.1.
+        let named = ChunkFeatures([0.4, 0.2, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0]);
+        assert!((w.score(&named) - 0.808).abs() < 1e-12);
         // The same evidence in no symbol counts a tenth.
         let mut unnamed = named;
         unnamed.0[ChunkFeatures::FACTORS] = 1.0;
-        assert!((w.score(&unnamed) - 0.084).abs() < 1e-12);
+        assert!((w.score(&unnamed) - 0.0808).abs() < 1e-12);
     }
 }
