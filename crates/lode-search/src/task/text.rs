@@ -132,6 +132,22 @@ static LISTING_ENTRY: LazyLock<Regex> = LazyLock::new(|| {
     ))
     .unwrap()
 });
+/// A line of an interpreter's startup banner.
+static BANNER: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(concat!(
+        r#"^\s*(Python \d+\.\d+[\w.+]*\s*[(|].*"#,
+        r#"|\[(GCC|Clang|MSC|PyPy)[^\]]*\]( on \w+)?"#,
+        r#"|Type ["'](help|copyright)["'], ["'](copyright|credits)["'].* for more information\.?"#,
+        r#"|IPython \d[\w.]* -- An enhanced Interactive Python\..*"#,
+        r#"|\?\s+-> Introduction and overview of IPython's features\."#,
+        r#"|%quickref\s+-> Quick reference\."#,
+        r#"|help\s+-> Python's own help system\."#,
+        r#"|object\?\s+-> Details about 'object'.*"#,
+        r#"|Welcome to Node\.js v\d.*"#,
+        r#"|Type "\.help" for more information\.)\s*$"#,
+    ))
+    .unwrap()
+});
 /// A line of a listing that is not an entry: blank, the command, a comment,
 /// a rule, a header of a few words.
 static LISTING_FRAME: LazyLock<Regex> = LazyLock::new(|| {
@@ -188,7 +204,7 @@ impl TaskText {
         let mut after_blank = true;
         let mut go_func: Option<String> = None;
         let mut rust_func: Option<String> = None;
-        for line in without_listings(text) {
+        for line in without_environment(text) {
             if FENCE.is_match(line) {
                 if in_fence {
                     out.push_code(&mut block);
@@ -537,17 +553,20 @@ fn is_file_name(q: &str) -> bool {
         .is_some_and(|m| m.start() == 0 && m.end() == q.len())
 }
 
-/// The lines of `text` less its fenced blocks that list installed packages
-/// or environment variables (`pip list`, `pip freeze`, `conda list`, `npm
-/// ls`, `go env`): an issue template's report of the environment, which
-/// names a hundred packages and no code of the repository.
-fn without_listings(text: &str) -> Vec<&str> {
+/// The lines of `text` less its reports of the environment, which name
+/// installed packages and tools and no code of the repository: fenced blocks
+/// that list packages or variables (`pip list`, `pip freeze`, `conda list`,
+/// `npm ls`, `go env`), and an interpreter's startup banner (Python's,
+/// IPython's, Node's).
+fn without_environment(text: &str) -> Vec<&str> {
     let lines: Vec<&str> = text.lines().collect();
     let mut kept = Vec::with_capacity(lines.len());
     let mut i = 0;
     while i < lines.len() {
         if !FENCE.is_match(lines[i]) {
-            kept.push(lines[i]);
+            if !BANNER.is_match(lines[i]) {
+                kept.push(lines[i]);
+            }
             i += 1;
             continue;
         }
@@ -555,7 +574,7 @@ fn without_listings(text: &str) -> Vec<&str> {
         let end = close.unwrap_or(lines.len() - 1);
         let inside = &lines[i + 1..close.unwrap_or(lines.len())];
         if !is_listing(inside) {
-            kept.extend_from_slice(&lines[i..=end]);
+            kept.extend(lines[i..=end].iter().filter(|l| !BANNER.is_match(l)));
         }
         i = end + 1;
     }
