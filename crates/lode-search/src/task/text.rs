@@ -135,7 +135,7 @@ static LISTING_ENTRY: LazyLock<Regex> = LazyLock::new(|| {
 /// A line of an interpreter's startup banner.
 static BANNER: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(concat!(
-        r#"^\s*(Python \d+\.\d+[\w.+]*\s*[(|].*"#,
+        r#"^\s*(Python \d+\.\d+[\w.+]*\s*(\|[^|]*\|\s*)?\([^)]*, [A-Z][a-z]{2} +\d{1,2} \d{4}.*"#,
         r#"|\[(GCC|Clang|MSC|PyPy)[^\]]*\]( on \w+)?"#,
         r#"|Type ["'](help|copyright)["'], ["'](copyright|credits)["'].* for more information\.?"#,
         r#"|IPython \d[\w.]* -- An enhanced Interactive Python\..*"#,
