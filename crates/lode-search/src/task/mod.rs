@@ -513,8 +513,9 @@ mod tests {
 
     #[test]
     fn a_containers_bare_header_line_is_not_a_chunk_of_its_own() {
-        // Methods over the chunker's target size, so the impl is split at them
-        // and its `impl Grid {` line is left a chunk of one line.
+        // Methods over the chunker's target size, so the impl is split at them:
+        // its `impl Grid {` line joins the first method's chunk (lode-parse's
+        // `split` tests), and task mode shows no part of one line.
         let body = (0..40)
             .map(|i| format!("        let step_{i} = {i} * self.width + other;\n"))
             .collect::<String>();
