@@ -153,10 +153,12 @@ static BANNER: LazyLock<Regex> = LazyLock::new(|| {
 static LISTING_FRAME: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"^\s*([$>%#].*|[-=_+|\s]*|[A-Za-z]+(\s+[A-Za-z]+){0,4}\s*)$").unwrap()
 });
-/// A path with a known source or config extension, possibly with `:line`.
+/// A path with a known source or config extension, possibly with its line
+/// as most tools write it (`:line`), as `tsc` and MSBuild do (`(line,col)`),
+/// as Maven does (`:[line,col]`) or as .NET stack traces do (`:line 57`).
 static PATH: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r"(?P<path>(?:[\w.\-@+]+/)*[\w.\-@+]*\w\.(?:py|pyi|pyx|rs|go|java|kt|kts|scala|js|jsx|mjs|cjs|ts|tsx|mts|c|h|cc|cpp|cxx|hpp|hh|cs|rb|php|swift|ex|exs|hs|lua|zig|sh|m|mm|vue|svelte|toml|yaml|yml|json|cfg|ini|rst|md))(?::(?P<line>\d+))?\b",
+        r"(?P<path>(?:[\w.\-@+]+/)*[\w.\-@+]*\w\.(?:py|pyi|pyx|rs|go|java|kt|kts|scala|js|jsx|mjs|cjs|ts|tsx|mts|c|h|cc|cpp|cxx|hpp|hh|cs|rb|php|swift|ex|exs|hs|lua|zig|sh|m|mm|vue|svelte|toml|yaml|yml|json|cfg|ini|rst|md))(?::(?P<line>\d+)\b|\((?P<paren_line>\d+),\d+\)|:\[(?P<bracket_line>\d+),\d+\]|:line (?P<net_line>\d+)\b|\b)",
     )
     .unwrap()
 });
@@ -422,7 +424,8 @@ impl TaskText {
     }
 
     fn find_paths(&mut self, line: &str) {
-        for c in PATH.captures_iter(line) {
+        let line = forward_slashes(line);
+        for c in PATH.captures_iter(&line) {
             let path = clean_path(&c["path"]);
             // `e.g.` and version numbers end in a letter after a dot too.
             if path.len() < 4 || path.starts_with('.') {
@@ -430,7 +433,10 @@ impl TaskText {
             }
             self.paths.push(PathMention {
                 path,
-                line: c.name("line").and_then(|m| m.as_str().parse().ok()),
+                line: ["line", "paren_line", "bracket_line", "net_line"]
+                    .iter()
+                    .find_map(|&g| c.name(g))
+                    .and_then(|m| m.as_str().parse().ok()),
             });
         }
     }
@@ -544,6 +550,27 @@ fn is_code_extension(ext: &str) -> bool {
             | "zig"
             | "sh"
     )
+}
+
+/// `line` with a Windows path's separators (`src\app\main.py`) written as
+/// `/`, so that the path reads as any other. Only a backslash between two
+/// characters of a path is one; others (`"\n"` after a quote, a trailing
+/// one) stay.
+fn forward_slashes(line: &str) -> std::borrow::Cow<'_, str> {
+    if !line.contains('\\') {
+        return std::borrow::Cow::Borrowed(line);
+    }
+    let of_path = |c: char| c.is_alphanumeric() || "_.-@+".contains(c);
+    let chars: Vec<char> = line.chars().collect();
+    let separator = |i: usize| {
+        chars[i] == '\\'
+            && i > 0
+            && of_path(chars[i - 1])
+            && chars.get(i + 1).is_some_and(|&c| of_path(c))
+    };
+    (0..chars.len())
+        .map(|i| if separator(i) { '/' } else { chars[i] })
+        .collect()
 }
 
 /// Whether `q` is a file name with a known extension (`hyperbolic.py`), not
