@@ -1,5 +1,5 @@
 //! Stack-trace frames in a task's text: Python, pytest, JVM, JavaScript,
-//! Firefox, Go, Rust and native (gdb, sanitizer) formats, each line read
+//! Firefox, Go, Rust and native (gdb, sanitizer, Valgrind) formats, each line read
 //! to a [`Frame`].
 
 use std::sync::LazyLock;
@@ -42,6 +42,13 @@ static GO_PATH: LazyLock<Regex> = LazyLock::new(|| {
 static NATIVE_FRAME: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
         r"^\s*#\d+\s+(?:0x[0-9a-fA-F]+ in )?(?P<func>[\w:~<>]+)\s*(?:\(.*?\))?\s+(?:at )?(?P<path>[^\s:]+):(?P<line>\d+)",
+    )
+    .unwrap()
+});
+/// Valgrind's: `==4321==    by 0x40061B: parse_header (header.c:87)`.
+static VALGRIND_FRAME: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"^==\d+==\s+(?:at|by) 0x[0-9a-fA-F]+: (?P<func>[\w:~<>]+)(?:\(.*?\))? \((?P<path>[^\s:()]+):(?P<line>\d+)\)\s*$",
     )
     .unwrap()
 });
@@ -108,6 +115,12 @@ pub(super) fn read(
         });
     }
     if let Some(c) = NATIVE_FRAME.captures(line) {
+        return Some(located(
+            &c,
+            at(&c, "func").map(|f| last_segment(&f).to_string()),
+        ));
+    }
+    if let Some(c) = VALGRIND_FRAME.captures(line) {
         return Some(located(
             &c,
             at(&c, "func").map(|f| last_segment(&f).to_string()),
