@@ -154,11 +154,12 @@ static LISTING_FRAME: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"^\s*([$>%#].*|[-=_+|\s]*|[A-Za-z]+(\s+[A-Za-z]+){0,4}\s*)$").unwrap()
 });
 /// A path with a known source or config extension, possibly with its line
-/// as most tools write it (`:line`), as `tsc` and MSBuild do (`(line,col)`),
-/// as Maven does (`:[line,col]`) or as .NET stack traces do (`:line 57`).
+/// as most tools write it (`:line`), as `tsc`, MSVC and pdb do (`(line,col)`,
+/// `(line)`), as Maven does (`:[line,col]`) or as .NET stack traces do
+/// (`:line 57`).
 static PATH: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r"(?P<path>(?:[\w.\-@+]+/)*[\w.\-@+]*\w\.(?:py|pyi|pyx|rs|go|java|kt|kts|scala|js|jsx|mjs|cjs|ts|tsx|mts|c|h|cc|cpp|cxx|hpp|hh|cs|rb|php|swift|ex|exs|hs|lua|zig|sh|m|mm|vue|svelte|toml|yaml|yml|json|cfg|ini|rst|md))(?::(?P<line>\d+)\b|\((?P<paren_line>\d+),\d+\)|:\[(?P<bracket_line>\d+),\d+\]|:line (?P<net_line>\d+)\b|\b)",
+        r"(?P<path>(?:[\w.\-@+]+/)*[\w.\-@+]*\w\.(?:py|pyi|pyx|rs|go|java|kt|kts|scala|js|jsx|mjs|cjs|ts|tsx|mts|c|h|cc|cpp|cxx|hpp|hh|cs|rb|php|swift|ex|exs|hs|lua|zig|sh|m|mm|vue|svelte|toml|yaml|yml|json|cfg|ini|rst|md))(?::(?P<line>\d+)\b|\((?P<paren_line>\d+)(?:,\d+)?\)|:\[(?P<bracket_line>\d+),\d+\]|:line (?P<net_line>\d+)\b|\b)",
     )
     .unwrap()
 });
