@@ -163,6 +163,8 @@ static PATH: LazyLock<Regex> = LazyLock::new(|| {
     )
     .unwrap()
 });
+/// The groups of [`PATH`] that hold a line number, one a match.
+const PATH_LINES: [&str; 4] = ["line", "paren_line", "bracket_line", "net_line"];
 /// `a.b.c`, `A::b::C`: two or more segments.
 static QUALIFIED: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"[A-Za-z_][\w$]*(?:(?:\.|::)[A-Za-z_][\w$]*)+").unwrap());
@@ -343,8 +345,12 @@ impl TaskText {
         for m in QUALIFIED.find_iter(line) {
             self.push_module(m.as_str());
         }
+        let extensions = file_extensions(line);
         let mut previous = "";
         for m in WORD.find_iter(line) {
+            if extensions.contains(&m.start()) {
+                continue;
+            }
             let w = m.as_str().trim_end_matches("()");
             let before = line[..m.start()].chars().next_back();
             let after = line[m.end()..].trim_start().chars().next();
@@ -434,7 +440,7 @@ impl TaskText {
             }
             self.paths.push(PathMention {
                 path,
-                line: ["line", "paren_line", "bracket_line", "net_line"]
+                line: PATH_LINES
                     .iter()
                     .find_map(|&g| c.name(g))
                     .and_then(|m| m.as_str().parse().ok()),
@@ -571,6 +577,20 @@ fn forward_slashes(line: &str) -> std::borrow::Cow<'_, str> {
     };
     (0..chars.len())
         .map(|i| if separator(i) { '/' } else { chars[i] })
+        .collect()
+}
+
+/// Where the extensions begin of the file paths on `line` that a line
+/// number follows (`cpp` of `dns.cpp(133)`): after a dot or before a
+/// parenthesis they would read as an attribute or a call. Without a line
+/// the "extension" may be a module's last segment (`format="ascii.rst"`).
+fn file_extensions(line: &str) -> Vec<usize> {
+    PATH.captures_iter(line)
+        .filter(|c| PATH_LINES.iter().any(|&g| c.name(g).is_some()))
+        .filter_map(|c| {
+            let path = c.name("path")?;
+            Some(path.start() + path.as_str().rfind('.')? + 1)
+        })
         .collect()
 }
 
