@@ -12,7 +12,7 @@ use lode_index::{FileBm25Params, Filter, Index, SymbolRow};
 use super::resolve::PathIndex;
 use super::text::{TaskText, TermWeights};
 use super::weights::{Feature, FileFeatures, Weights};
-use super::words::{TaskWords, leave_headers_unnamed};
+use super::words::{TaskWords, in_area, leave_headers_unnamed};
 use crate::rank;
 
 /// Candidates kept from each source.
@@ -392,6 +392,8 @@ fn set_file_evidence(
         }
         let lower = c.path.to_ascii_lowercase();
         c.features.set(Feature::Stem, words.names_file(&c.path));
+        c.features
+            .set(Feature::Area, flag(in_area(&task.areas, &c.path)));
         c.features
             .set(Feature::Test, flag(rank::is_test_path(&c.path)));
         c.features.set(Feature::NonCode, flag(!c.lang.is_code()));

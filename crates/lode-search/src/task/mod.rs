@@ -297,6 +297,7 @@ pub(super) fn evidence(f: &FileFeatures, defined: &[String]) -> Vec<String> {
     for (feature, words) in [
         (Feature::Frame, "trace frame"),
         (Feature::Module, "module named"),
+        (Feature::Area, "area named"),
         (Feature::Message, "holds the error message"),
         (Feature::Snippet, "holds the quoted code"),
     ] {
@@ -409,6 +410,25 @@ mod tests {
             whole.starts_with(&named) && whole.contains("jar"),
             "{whole}"
         );
+    }
+
+    #[test]
+    fn the_area_a_title_names_lifts_its_files() {
+        // Two files alike, their paths of the same words: the title's prefix
+        // names the first's directory, its words the second's as much.
+        let conn = "package conn\n\n// closeIdle closes the idle connections.\nfunc closeIdle(conns []Conn) {\n\tfor _, c := range conns {\n\t\tc.Close()\n\t}\n}\n";
+        let (_d, _c, index) = indexed(&[("http/net/conn.go", conn), ("net/http/conn.go", conn)]);
+        let text = "http/net: close idle connections on shutdown\n\nIdle connections \
+                    stay open after the server shuts down, until the timeout.";
+        let task = task_search(&index, text, &TaskOptions::default()).unwrap();
+        let first = &task.files[0];
+        assert_eq!(first.path, "http/net/conn.go", "{:?}", task.files);
+        assert!(
+            first.evidence.contains(&"area named".to_string()),
+            "{:?}",
+            first.evidence
+        );
+        assert!(task.files[1].score < first.score, "{:?}", task.files);
     }
 
     #[test]

@@ -62,6 +62,11 @@ pub struct TaskText {
     pub frames: Vec<Frame>,
     /// The text's first line: an issue's title, a commit's subject.
     pub title: String,
+    /// The parts of the code the title's prefix names, lower-cased:
+    /// `tpl/tplimpl` and `refs` of `tpl/tplimpl, refs: fix …`, as Go, git
+    /// and many C projects write their titles. A conventional commit's type
+    /// (`fix:`, `feat:`) or an issue's kind (`Bug:`) names none.
+    pub areas: Vec<String>,
     /// Words written as code (snake_case, camelCase, `a.b`, `A::b`,
     /// `f()`, anything in backticks or in code), distinct, first seen first.
     pub identifiers: Vec<String>,
@@ -165,6 +170,10 @@ static PATH: LazyLock<Regex> = LazyLock::new(|| {
 });
 /// The groups of [`PATH`] that hold a line number, one a match.
 const PATH_LINES: [&str; 4] = ["line", "paren_line", "bracket_line", "net_line"];
+/// A title's prefix naming the parts of the code a change is in:
+/// `net/http: `, `refs, reftable: `.
+static AREA_PREFIX: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^(?P<areas>[\w.\-/]+(?:\s*,\s*[\w.\-/]+)*)\s*:\s+\S").unwrap());
 /// `a.b.c`, `A::b::C`: two or more segments.
 static QUALIFIED: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"[A-Za-z_][\w$]*(?:(?:\.|::)[A-Za-z_][\w$]*)+").unwrap());
@@ -262,6 +271,7 @@ impl TaskText {
             .take(300)
             .collect();
         out.wants_examples = EXAMPLES.is_match(&out.title);
+        out.areas = areas(&out.title);
         out.prose = prose;
         out.errors = distinct(ERROR_NAME.find_iter(text).map(|m| m.as_str().to_string()));
         out.identifiers.truncate(MAX_IDENTIFIERS);
@@ -592,6 +602,76 @@ fn file_extensions(line: &str) -> Vec<usize> {
             Some(path.start() + path.as_str().rfind('.')? + 1)
         })
         .collect()
+}
+
+/// The areas a title's prefix names (see [`TaskText::areas`]).
+fn areas(title: &str) -> Vec<String> {
+    let Some(c) = AREA_PREFIX.captures(title) else {
+        return Vec::new();
+    };
+    let areas = c["areas"]
+        .split(',')
+        .map(|a| a.trim().trim_matches('/').to_ascii_lowercase());
+    let version = |a: &str| {
+        a.trim_start_matches('v')
+            .chars()
+            .all(|c| c.is_ascii_digit() || c == '.')
+    };
+    distinct(
+        areas.filter(|a| a.chars().any(char::is_alphabetic) && !version(a) && !is_change_kind(a)),
+    )
+}
+
+/// A conventional commit's type or an issue's kind, written where an area
+/// could be: it says what the change is, not where.
+fn is_change_kind(word: &str) -> bool {
+    matches!(
+        word,
+        "fix"
+            | "fixes"
+            | "fixed"
+            | "bugfix"
+            | "hotfix"
+            | "feat"
+            | "feature"
+            | "chore"
+            | "docs"
+            | "doc"
+            | "ci"
+            | "test"
+            | "tests"
+            | "refactor"
+            | "perf"
+            | "build"
+            | "style"
+            | "revert"
+            | "deps"
+            | "release"
+            | "wip"
+            | "security"
+            | "breaking"
+            | "bump"
+            | "typo"
+            | "bug"
+            | "question"
+            | "proposal"
+            | "rfc"
+            | "enhancement"
+            | "regression"
+            | "discussion"
+            | "request"
+            | "idea"
+            | "help"
+            | "issue"
+            | "meta"
+            | "tracking"
+            | "suggestion"
+            | "note"
+            | "todo"
+            | "update"
+            | "add"
+            | "remove"
+    )
 }
 
 /// Whether `q` is a file name with a known extension (`hyperbolic.py`), not

@@ -26,6 +26,8 @@ pub enum Feature {
     /// Its file name (without extension) is a word of the task: 1 in the
     /// title or as code, 0.5 in the prose.
     Stem,
+    /// It lies in a part of the code the title's prefix names (`net/http: …`).
+    Area,
     /// It holds an error message the task quotes.
     Message,
     /// It holds lines of code the task quotes (their share).
@@ -50,7 +52,7 @@ pub enum Feature {
 }
 
 /// How many kinds of evidence there are.
-pub const FEATURES: usize = 18;
+pub const FEATURES: usize = 19;
 
 impl Feature {
     /// Every feature in vector order: a feature's position here is its slot in
@@ -65,6 +67,7 @@ impl Feature {
         Feature::Defines,
         Feature::DefinesCode,
         Feature::Stem,
+        Feature::Area,
         Feature::Message,
         Feature::Snippet,
         Feature::DenseFile,
@@ -77,7 +80,7 @@ impl Feature {
     ];
 
     /// Where the factors begin in [`Feature::ALL`].
-    pub const FACTORS: usize = 14;
+    pub const FACTORS: usize = 15;
 
     /// The feature's `snake_case` name, as `lode bench learn` reports and dumps it.
     pub const fn name(self) -> &'static str {
@@ -91,6 +94,7 @@ impl Feature {
             Feature::Defines => "defines",
             Feature::DefinesCode => "defines_code",
             Feature::Stem => "stem",
+            Feature::Area => "area",
             Feature::Message => "message",
             Feature::Snippet => "snippet",
             Feature::DenseFile => "dense_file",
@@ -148,6 +152,7 @@ impl Default for Weights {
             0.8, // defines
             0.3, // defines_code
             0.4, // stem
+            0.3, // area
             0.6, // message
             0.8, // snippet
             1.2, // dense_file

@@ -129,6 +129,27 @@ impl TaskWords {
     }
 }
 
+/// Whether `path` lies in one of `areas` (see [`TaskText::areas`]): under a
+/// directory the area names (`net/http` → `src/net/http/server.go`), or the
+/// file the area names by its stem (`refs` → `refs.c`, `builtin/commit` →
+/// `builtin/commit.c`).
+pub(super) fn in_area(areas: &[String], path: &str) -> bool {
+    if areas.is_empty() {
+        return false;
+    }
+    let lower = path.to_ascii_lowercase();
+    let (dir, name) = lower.rsplit_once('/').unwrap_or(("", &lower));
+    let stem = name.split('.').next().unwrap_or(name);
+    let dirs = format!("/{dir}/");
+    areas.iter().any(|area| {
+        dirs.contains(&format!("/{area}/"))
+            || match area.rsplit_once('/') {
+                Some((parent, last)) => stem == last && dirs.contains(&format!("/{parent}/")),
+                None => stem == area,
+            }
+    })
+}
+
 /// Directories that hold copies of other projects' code. The walker leaves
 /// out `vendor/` and `node_modules/` whole; these names are less certain
 /// (`deps/` is a project's own code in some trees), so their files stay
@@ -279,5 +300,22 @@ mod tests {
         assert!(!words.leaves_vendored("deps/zlib/inflate.c"));
         let task = TaskText::parse("Update pcre to 8.45");
         assert!(!TaskWords::new(&task).leaves_vendored("deps/pcre/pcre_compile.c"));
+    }
+
+    #[test]
+    fn an_area_holds_the_files_under_it_and_the_file_it_names() {
+        let areas = |title: &str| TaskText::parse(title).areas;
+        let http = areas("net/http, refs: close idle connections");
+        assert!(in_area(&http, "src/net/http/server.go"));
+        assert!(in_area(&http, "src/net/http/internal/chunked.go"));
+        assert!(in_area(&http, "refs.c"));
+        assert!(in_area(&http, "refs/files-backend.c"));
+        assert!(!in_area(&http, "src/net/httptest/server.go"));
+        assert!(!in_area(&http, "src/http/server.go"));
+        assert!(!in_area(&http, "prefs.c"));
+        let commit = areas("builtin/commit: honour -c");
+        assert!(in_area(&commit, "builtin/commit.c"));
+        assert!(!in_area(&commit, "commit.c"));
+        assert!(!in_area(&areas("fix: refs are dropped"), "refs.c"));
     }
 }

@@ -94,3 +94,24 @@ fn a_title_stands_out_against_a_body_and_a_lone_title_keeps_its_names_above() {
     assert_eq!(weight(subject, "cookies"), w.lone_title);
     assert!(weight(subject, "resolve_redirects") > weight(subject, "cookies"));
 }
+
+#[test]
+fn a_title_prefix_names_areas_and_a_change_kind_names_none() {
+    for (title, areas) in [
+        ("tpl/tplimpl: Fix panic on edit", vec!["tpl/tplimpl"]),
+        (
+            "refs, reftable: drop the lock early",
+            vec!["refs", "reftable"],
+        ),
+        ("Builtin/Commit: honour -c", vec!["builtin/commit"]),
+        ("fix: handle empty input", vec![]),
+        ("feat(parser): accept tabs", vec![]),
+        ("Bug: the server hangs", vec![]),
+        ("ValueError: could not convert", vec!["valueerror"]),
+        ("See https://example.com/a: it fails", vec![]),
+        ("v1.2: release notes", vec![]),
+        ("The parser drops the last token", vec![]),
+    ] {
+        assert_eq!(TaskText::parse(title).areas, areas, "{title}");
+    }
+}
