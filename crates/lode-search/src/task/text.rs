@@ -64,7 +64,8 @@ pub struct TaskText {
     pub title: String,
     /// The parts of the code the title's prefix names, lower-cased:
     /// `tpl/tplimpl` and `refs` of `tpl/tplimpl, refs: fix …`, as Go, git
-    /// and many C projects write their titles. A conventional commit's type
+    /// and many C projects write their titles, or a conventional commit's
+    /// scope (`runtime-core` of `fix(runtime-core): …`). Its type alone
     /// (`fix:`, `feat:`) or an issue's kind (`Bug:`) names none.
     pub areas: Vec<String>,
     /// Words written as code (snake_case, camelCase, `a.b`, `A::b`,
@@ -171,9 +172,15 @@ static PATH: LazyLock<Regex> = LazyLock::new(|| {
 /// The groups of [`PATH`] that hold a line number, one a match.
 const PATH_LINES: [&str; 4] = ["line", "paren_line", "bracket_line", "net_line"];
 /// A title's prefix naming the parts of the code a change is in:
-/// `net/http: `, `refs, reftable: `.
-static AREA_PREFIX: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"^(?P<areas>[\w.\-/]+(?:\s*,\s*[\w.\-/]+)*)\s*:\s+\S").unwrap());
+/// `net/http: `, `refs, reftable: `, or a conventional commit's scope
+/// (`fix(runtime-core): `).
+static AREA_PREFIX: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(concat!(
+        r"^(?:(?P<areas>[\w.\-/]+(?:\s*,\s*[\w.\-/]+)*)",
+        r"|\w+\((?P<scope>[\w.\-/]+(?:\s*,\s*[\w.\-/]+)*)\)!?)\s*:\s+\S"
+    ))
+    .unwrap()
+});
 /// `a.b.c`, `A::b::C`: two or more segments.
 static QUALIFIED: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"[A-Za-z_][\w$]*(?:(?:\.|::)[A-Za-z_][\w$]*)+").unwrap());
@@ -606,10 +613,14 @@ fn file_extensions(line: &str) -> Vec<usize> {
 
 /// The areas a title's prefix names (see [`TaskText::areas`]).
 fn areas(title: &str) -> Vec<String> {
-    let Some(c) = AREA_PREFIX.captures(title) else {
+    let Some(named) = AREA_PREFIX
+        .captures(title)
+        .and_then(|c| c.name("areas").or(c.name("scope")))
+    else {
         return Vec::new();
     };
-    let areas = c["areas"]
+    let areas = named
+        .as_str()
         .split(',')
         .map(|a| a.trim().trim_matches('/').to_ascii_lowercase());
     let version = |a: &str| {

@@ -96,7 +96,7 @@ fn a_title_stands_out_against_a_body_and_a_lone_title_keeps_its_names_above() {
 }
 
 #[test]
-fn a_title_prefix_names_areas_and_a_change_kind_names_none() {
+fn a_title_prefix_or_a_commit_scope_names_areas_and_a_change_kind_names_none() {
     for (title, areas) in [
         ("tpl/tplimpl: Fix panic on edit", vec!["tpl/tplimpl"]),
         (
@@ -105,7 +105,12 @@ fn a_title_prefix_names_areas_and_a_change_kind_names_none() {
         ),
         ("Builtin/Commit: honour -c", vec!["builtin/commit"]),
         ("fix: handle empty input", vec![]),
-        ("feat(parser): accept tabs", vec![]),
+        ("feat(parser): accept tabs", vec!["parser"]),
+        (
+            "fix(runtime-core, compiler-sfc)!: keep slots",
+            vec!["runtime-core", "compiler-sfc"],
+        ),
+        ("chore(deps): bump regex", vec![]),
         ("Bug: the server hangs", vec![]),
         ("ValueError: could not convert", vec!["valueerror"]),
         ("See https://example.com/a: it fails", vec![]),
