@@ -165,7 +165,7 @@ static LISTING_FRAME: LazyLock<Regex> = LazyLock::new(|| {
 /// (`:line 57`).
 static PATH: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r"(?P<path>(?:[\w.\-@+]+/)*[\w.\-@+]*\w\.(?:py|pyi|pyx|rs|go|java|kt|kts|scala|js|jsx|mjs|cjs|ts|tsx|mts|c|h|cc|cpp|cxx|hpp|hh|cs|rb|php|swift|ex|exs|hs|lua|zig|sh|m|mm|vue|svelte|toml|yaml|yml|json|cfg|ini|rst|md))(?::(?P<line>\d+)\b|\((?P<paren_line>\d+)(?:,\d+)?\)|:\[(?P<bracket_line>\d+),\d+\]|:line (?P<net_line>\d+)\b|\b)",
+        r"(?P<path>(?:[\w.\-@+]+/)*[\w.\-@+]*\w\.(?:py|pyi|pyx|rs|go|java|kt|kts|scala|js|jsx|mjs|cjs|ts|tsx|mts|c|h|cc|cpp|cxx|hpp|hh|cs|rb|php|swift|ex|exs|hs|lua|zig|sh|m|mm|vue|svelte|toml|yaml|yml|json|cfg|ini|rst|md))(?::(?P<line>\d+)\b|\((?P<paren_line>[0-9]+)(?:,[0-9]+)?\)|:\[(?P<bracket_line>[0-9]+),[0-9]+\]|:line (?P<net_line>[0-9]+)\b|\b)",
     )
     .unwrap()
 });
@@ -176,8 +176,9 @@ const PATH_LINES: [&str; 4] = ["line", "paren_line", "bracket_line", "net_line"]
 /// (`fix(runtime-core): `).
 static AREA_PREFIX: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(concat!(
-        r"^(?:(?P<areas>[\w.\-/]+(?:\s*,\s*[\w.\-/]+)*)",
-        r"|\w+\((?P<scope>[\w.\-/]+(?:\s*,\s*[\w.\-/]+)*)\)!?)\s*:\s+\S"
+        r"^(?:(?P<areas>[A-Za-z0-9_./-]+(?:[ \t]*,[ \t]*[A-Za-z0-9_./-]+)*)",
+        r"|[A-Za-z]+\((?P<scope>[A-Za-z0-9_./-]+(?:[ \t]*,[ \t]*[A-Za-z0-9_./-]+)*)\)!?)",
+        r"[ \t]*:[ \t]+[^ \t]"
     ))
     .unwrap()
 });
@@ -199,9 +200,16 @@ static ERROR_LINE: LazyLock<Regex> = LazyLock::new(|| {
     )
     .unwrap()
 });
-static BACKTICK: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"`([^`\n]{1,200})`").unwrap());
+/// Backticked code, 200 characters at most ([`BACKTICK_CHARS`]). The
+/// bounds are checked on the match: a bounded repetition of a Unicode class
+/// costs a fresh process a millisecond or more to compile.
+static BACKTICK: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"`([^`\n]+)`").unwrap());
+const BACKTICK_CHARS: std::ops::RangeInclusive<usize> = 1..=200;
+/// A quoted message, 12 to 300 characters ([`QUOTED_CHARS`]; bounds checked
+/// as [`BACKTICK`]'s).
 static QUOTED: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r#""([^"\n]{12,300})"|'([^'\n]{12,300})'"#).unwrap());
+    LazyLock::new(|| Regex::new(r#""([^"\n]+)"|'([^'\n]+)'"#).unwrap());
+const QUOTED_CHARS: std::ops::RangeInclusive<usize> = 12..=300;
 /// Words that ask about documentation itself.
 static DOCS: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)\b(?:documentation|docs|readme|changelog|tutorial|typo in the doc)").unwrap()
@@ -405,6 +413,9 @@ impl TaskText {
         self.find_paths(line);
         for c in BACKTICK.captures_iter(line) {
             let inner = &c[1];
+            if !BACKTICK_CHARS.contains(&inner.chars().count()) {
+                continue;
+            }
             for m in QUALIFIED.find_iter(inner) {
                 self.push_module(m.as_str());
             }
@@ -418,7 +429,9 @@ impl TaskText {
         }
         for c in QUOTED.captures_iter(line) {
             let inner = c.get(1).or_else(|| c.get(2)).map_or("", |m| m.as_str());
-            if inner.split_whitespace().count() >= 3 {
+            if QUOTED_CHARS.contains(&inner.chars().count())
+                && inner.split_whitespace().count() >= 3
+            {
                 self.messages.push(inner.trim().to_string());
             }
         }

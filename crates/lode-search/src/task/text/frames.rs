@@ -48,7 +48,7 @@ static NATIVE_FRAME: LazyLock<Regex> = LazyLock::new(|| {
 /// Valgrind's: `==4321==    by 0x40061B: parse_header (header.c:87)`.
 static VALGRIND_FRAME: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r"^==\d+==\s+(?:at|by) 0x[0-9a-fA-F]+: (?P<func>[\w:~<>]+)(?:\(.*?\))? \((?P<path>[^\s:()]+):(?P<line>\d+)\)\s*$",
+        r"^==[0-9]+==[ \t]+(?:at|by) 0x[0-9a-fA-F]+: (?P<func>[A-Za-z0-9_:~<>]+)(?:\(.*?\))? \((?P<path>[^ \t:()]+):(?P<line>[0-9]+)\)[ \t]*$",
     )
     .unwrap()
 });

@@ -120,3 +120,17 @@ fn a_title_prefix_or_a_commit_scope_names_areas_and_a_change_kind_names_none() {
         assert_eq!(TaskText::parse(title).areas, areas, "{title}");
     }
 }
+
+#[test]
+fn quoted_messages_and_backticked_code_keep_their_length_bounds() {
+    let long_code = format!("`{}`", "plainword ".repeat(21));
+    let long_quote = format!("\"{}\"", "a word ".repeat(44));
+    let text = format!(
+        "Title line\n\nIt says \"no table x\" and \"the table users is gone\"; \
+         `parse_config` is called. {long_code} {long_quote}"
+    );
+    let t = TaskText::parse(&text);
+    assert_eq!(t.messages, ["the table users is gone"]);
+    assert!(t.named.contains(&"parse_config".to_string()), "{t:?}");
+    assert!(!t.identifiers.contains(&"plainword".to_string()), "{t:?}");
+}
