@@ -129,28 +129,30 @@ static FENCE: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"^\s*(```|~~~)").un
 /// An entry of an environment listing (see [`is_listing`]): `attrs  19.1.0`
 /// (`pip list`, `conda list`), `numpy==1.19.1` (`pip freeze`), `├── react@16.13.1`
 /// (`npm ls`), `GOOS="linux"` (`go env`, `env`: a quoted value, a path or none).
+/// Its classes are ASCII, as this and [`BANNER`]'s formats are: Unicode word
+/// and space classes would triple their compile time in a fresh process.
 static LISTING_ENTRY: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(concat!(
-        r"^\s*[A-Za-z][\w.@/\[\]+-]*\s+v?\d[\w.+!-]*(\s+\S.*)?\s*$",
-        r"|^\s*[A-Za-z][\w.-]*(\[[^\]]*\])?\s*(==|===|~=|>=|@)\s*\S+\s*$",
-        r"|^[\s│├└─┬|`+\\-]*@?[\w./-]+@\d",
-        r"|^\s*(set |export )?[A-Z_][A-Z0-9_]*=([\x22'/]|\s*$)",
+        r"^(?-u:\s)*[A-Za-z][A-Za-z0-9_.@/\[\]+-]*(?-u:\s)+v?[0-9][A-Za-z0-9_.+!-]*((?-u:\s)+\S.*)?(?-u:\s)*$",
+        r"|^(?-u:\s)*[A-Za-z][A-Za-z0-9_.-]*(\[[^\]]*\])?(?-u:\s)*(==|===|~=|>=|@)(?-u:\s)*\S+(?-u:\s)*$",
+        r"|^[ \t│├└─┬|`+\\-]*@?[A-Za-z0-9_./-]+@[0-9]",
+        r"|^(?-u:\s)*(set |export )?[A-Z_][A-Z0-9_]*=([\x22'/]|(?-u:\s)*$)",
     ))
     .unwrap()
 });
 /// A line of an interpreter's startup banner.
 static BANNER: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(concat!(
-        r#"^\s*(Python \d+\.\d+[\w.+]*\s*(\|[^|]*\|\s*)?\([^)]*, [A-Z][a-z]{2} +\d{1,2} \d{4}.*"#,
-        r#"|\[(GCC|Clang|MSC|PyPy)[^\]]*\]( on \w+)?"#,
+        r#"^(?-u:\s)*(Python [0-9]+\.[0-9]+[A-Za-z0-9_.+]*(?-u:\s)*(\|[^|]*\|(?-u:\s)*)?\([^)]*, [A-Z][a-z]{2} +[0-9]{1,2} [0-9]{4}.*"#,
+        r#"|\[(GCC|Clang|MSC|PyPy)[^\]]*\]( on (?-u:\w)+)?"#,
         r#"|Type ["'](help|copyright)["'], ["'](copyright|credits)["'].* for more information\.?"#,
-        r#"|IPython \d[\w.]* -- An enhanced Interactive Python\..*"#,
-        r#"|\?\s+-> Introduction and overview of IPython's features\."#,
-        r#"|%quickref\s+-> Quick reference\."#,
-        r#"|help\s+-> Python's own help system\."#,
-        r#"|object\?\s+-> Details about 'object'.*"#,
-        r#"|Welcome to Node\.js v\d.*"#,
-        r#"|Type "\.help" for more information\.)\s*$"#,
+        r#"|IPython [0-9][A-Za-z0-9_.]* -- An enhanced Interactive Python\..*"#,
+        r#"|\?(?-u:\s)+-> Introduction and overview of IPython's features\."#,
+        r#"|%quickref(?-u:\s)+-> Quick reference\."#,
+        r#"|help(?-u:\s)+-> Python's own help system\."#,
+        r#"|object\?(?-u:\s)+-> Details about 'object'.*"#,
+        r#"|Welcome to Node\.js v[0-9].*"#,
+        r#"|Type "\.help" for more information\.)(?-u:\s)*$"#,
     ))
     .unwrap()
 });
