@@ -368,11 +368,10 @@ impl TaskText {
     /// `def`/`class`/`import` introduce. The rest (a message printed in a
     /// block) count as the block's words.
     fn push_line_code(&mut self, line: &str, seen: &mut HashMap<String, ()>) {
-        self.find_paths(line);
+        let extensions = self.find_paths(line);
         for m in QUALIFIED.find_iter(line) {
             self.push_module(m.as_str());
         }
-        let extensions = file_extensions(line);
         let mut previous = "";
         for m in WORD.find_iter(line) {
             if extensions.contains(&m.start()) {
@@ -462,22 +461,34 @@ impl TaskText {
         }
     }
 
-    fn find_paths(&mut self, line: &str) {
+    /// Notes the paths on `line`, and returns where the extensions begin of
+    /// those a line number follows (`cpp` of `dns.cpp(133)`): in code, after
+    /// a dot or before a parenthesis, they would read as an attribute or a
+    /// call. Without a line the "extension" may be a module's last segment
+    /// (`format="ascii.rst"`) and stays a word.
+    fn find_paths(&mut self, line: &str) -> Vec<usize> {
+        // Same byte offsets: a backslash and a slash are one byte each.
         let line = forward_slashes(line);
+        let mut extensions = Vec::new();
         for c in PATH.captures_iter(&line) {
-            let path = clean_path(&c["path"]);
+            let number = PATH_LINES.iter().find_map(|&g| c.name(g));
+            let whole = c.name("path").expect("always captured");
+            if number.is_some()
+                && let Some(dot) = whole.as_str().rfind('.')
+            {
+                extensions.push(whole.start() + dot + 1);
+            }
+            let path = clean_path(whole.as_str());
             // `e.g.` and version numbers end in a letter after a dot too.
             if path.len() < 4 || path.starts_with('.') {
                 continue;
             }
             self.paths.push(PathMention {
                 path,
-                line: PATH_LINES
-                    .iter()
-                    .find_map(|&g| c.name(g))
-                    .and_then(|m| m.as_str().parse().ok()),
+                line: number.and_then(|m| m.as_str().parse().ok()),
             });
         }
+        extensions
     }
 
     /// A qualified name as a module path: `sympy.core.basic` →
@@ -609,20 +620,6 @@ fn forward_slashes(line: &str) -> std::borrow::Cow<'_, str> {
     };
     (0..chars.len())
         .map(|i| if separator(i) { '/' } else { chars[i] })
-        .collect()
-}
-
-/// Where the extensions begin of the file paths on `line` that a line
-/// number follows (`cpp` of `dns.cpp(133)`): after a dot or before a
-/// parenthesis they would read as an attribute or a call. Without a line
-/// the "extension" may be a module's last segment (`format="ascii.rst"`).
-fn file_extensions(line: &str) -> Vec<usize> {
-    PATH.captures_iter(line)
-        .filter(|c| PATH_LINES.iter().any(|&g| c.name(g).is_some()))
-        .filter_map(|c| {
-            let path = c.name("path")?;
-            Some(path.start() + path.as_str().rfind('.')? + 1)
-        })
         .collect()
 }
 
