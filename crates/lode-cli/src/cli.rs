@@ -91,7 +91,8 @@ pub enum Command {
     /// Ranked code search: the chunks that best answer QUERY.
     Search {
         /// What to look for: a phrase, a question, an identifier, or a task's whole text
-        /// (an issue, a stack trace); any text, a leading `-` too.
+        /// (an issue, a stack trace); any text, a leading `-` too; `-` alone reads it from
+        /// stdin (its first MiB), for a text too long or too quoted for an argument.
         #[arg(allow_hyphen_values = true)]
         query: String,
         /// Only results under this directory or file.
@@ -118,7 +119,8 @@ pub enum Command {
     /// Search re-ranked by the call graph: hits blended with personalised
     /// PageRank seeded by them, plus code one call from a hit.
     Ask {
-        /// The task's text (an issue, a stack trace) or a question; any text, a leading `-` too.
+        /// The task's text (an issue, a stack trace) or a question; any text, a leading `-` too;
+        /// `-` alone reads it from stdin (its first MiB).
         #[arg(allow_hyphen_values = true)]
         task: String,
         #[command(flatten)]
@@ -132,13 +134,15 @@ pub enum Command {
     /// Search, then related code: callers and callees of the top hits, walked
     /// in rounds and chosen by the decision model of `[gather]` in the user config.
     Gather {
-        /// What to gather code for: a task's text or a query; any text, a leading `-` too.
+        /// What to gather code for: a task's text or a query; any text, a leading `-` too;
+        /// `-` alone reads it from stdin (its first MiB).
         #[arg(allow_hyphen_values = true)]
         query: String,
         #[command(flatten)]
         search: crate::gather::SearchArgs,
         /// The text that led to this search (an agent's recent turns), `-` for
-        /// stdin; its newest 6,000 characters go to the decision model, never to a log.
+        /// stdin; its newest 6,000 characters go to the decision model, never to a log
+        /// (only its last 64 KiB are kept while reading).
         #[arg(long, value_name = "TRACE")]
         context_file: Option<PathBuf>,
         /// Token budget of the related code (default: gather.max_tokens, else 2000).

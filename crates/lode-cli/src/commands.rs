@@ -58,7 +58,9 @@ fn common(cmd: &Command) -> &Common {
 /// Runs a command; returns the exit status. A query that meets data it
 /// cannot decode marks the index damaged and runs once more: its refresh
 /// then rebuilds the index (not with `--no-refresh`, which reports it).
-pub fn run(cmd: Command) -> Result<u8> {
+pub fn run(mut cmd: Command) -> Result<u8> {
+    // Before the clone: stdin is read once, whatever runs again.
+    crate::input::read_stdin_text(&mut cmd)?;
     let again = reads_the_index(&cmd).then(|| cmd.clone());
     match (run_once(cmd), again) {
         (Err(Error::IndexCorrupt { path, reason }), Some(cmd)) => {

@@ -1,7 +1,6 @@
 //! `lode ask` and `lode gather`: search results extended through the call
 //! graph (the work is `lode_gather`'s; this is arguments and output).
 
-use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use clap::Args;
@@ -105,7 +104,7 @@ pub fn gather(
     context_file: Option<&Path>,
     max_tokens: Option<usize>,
 ) -> Result<u8> {
-    let trace = context_file.map(read_trace).transpose()?;
+    let trace = context_file.map(crate::input::read_tail).transpose()?;
     let (index, results) = search(&ctx, query, args)?;
     let (gatherer, note) = Gatherer::from_config(&ctx.config);
     if let Some(note) = note {
@@ -141,20 +140,4 @@ pub fn gather(
     } else {
         0
     })
-}
-
-/// The trace file (`-`: stdin), read lossily: only its tail is used.
-fn read_trace(path: &Path) -> Result<String> {
-    let mut bytes = Vec::new();
-    if path == Path::new("-") {
-        std::io::stdin()
-            .read_to_end(&mut bytes)
-            .map_err(|e| Error::io("<stdin>", e))?;
-    } else {
-        bytes = std::fs::read(path).map_err(|e| match e.kind() {
-            std::io::ErrorKind::NotFound => Error::NoSuchPath(path.to_path_buf()),
-            _ => Error::io(path, e),
-        })?;
-    }
-    Ok(String::from_utf8_lossy(&bytes).into_owned())
 }

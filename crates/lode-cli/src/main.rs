@@ -15,6 +15,7 @@ mod eval;
 mod gateway;
 mod gather;
 mod graph;
+mod input;
 mod learn;
 mod mcp;
 mod remote;

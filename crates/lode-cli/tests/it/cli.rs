@@ -522,6 +522,75 @@ fn the_files_view_lists_files_with_their_best_spans() {
     assert!(out.contains("\nsrc/shop/cart.py  "), "{out}");
 }
 
+/// Runs `lode ARGS --json` with `stdin` on its standard input.
+fn with_stdin(repo: &Repo, args: &[&str], stdin: &[u8]) -> std::process::Output {
+    use std::io::Write;
+    use std::process::Stdio;
+    let mut child = repo
+        .command(args)
+        .arg("--json")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut pipe = child.stdin.take().unwrap();
+    // The reader may stop early (it reads a bounded prefix): a closed pipe is fine.
+    let _ = pipe.write_all(stdin);
+    drop(pipe);
+    child.wait_with_output().unwrap()
+}
+
+/// A task's text can be longer than an argument may be (128 KiB on Linux,
+/// 32 KiB for a whole Windows command line) and full of quotes: `-` reads it
+/// from stdin.
+#[test]
+fn a_text_of_a_lone_hyphen_is_read_from_stdin() {
+    let repo = Repo::fixture("shop");
+    for command in ["search", "ask", "gather"] {
+        let out = with_stdin(&repo, &[command, "-"], ISSUE.as_bytes());
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{command}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(v["hits"][0]["path"], "src/shop/cart.py", "{command}: {v}");
+    }
+    let v: Value =
+        serde_json::from_slice(&with_stdin(&repo, &["search", "-"], ISSUE.as_bytes()).stdout)
+            .unwrap();
+    assert_eq!(v["mode"], "task", "{v}");
+    // Longer than any argument, with a log pasted above the trace, not UTF-8
+    // in places: read (its first MiB), never refused.
+    let mut long = b"quantity 0 is refused with a traceback\n\n".to_vec();
+    while long.len() < 3 << 20 {
+        long.extend_from_slice(b"INFO worker processed item \xff in 12 ms status=ok\n");
+    }
+    let out = with_stdin(&repo, &["search", "--files", "-"], &long);
+    assert!(
+        matches!(out.status.code(), Some(0 | 1)),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // Empty, it is an empty query; stdin cannot carry two inputs at once.
+    let out = with_stdin(&repo, &["search", "-"], b" \n");
+    assert_eq!(out.status.code(), Some(2));
+    for args in [
+        ["gather", "-", "--context-file", "-"],
+        ["search", "-", "--overlay", "-"],
+    ] {
+        let out = with_stdin(&repo, &args, ISSUE.as_bytes());
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert!(
+            v["error"]["message"].as_str().unwrap().contains("stdin"),
+            "{v}"
+        );
+    }
+}
+
 #[test]
 fn a_query_no_indexed_word_matches_says_there_is_no_strong_match() {
     let repo = Repo::fixture("shop");
