@@ -236,7 +236,7 @@ fn is_part(s: &SymbolRow, row: &ChunkRow) -> bool {
 /// What a task points at in one file.
 #[derive(Clone, Copy, Default)]
 pub(super) struct Pointed<'a> {
-    /// Lines: trace frames, quoted code and messages.
+    /// Lines: trace frames, paths' lines, quoted code and messages.
     lines: &'a [u32],
     /// Names its prose or a trace writes that the file defines.
     defined: &'a [String],

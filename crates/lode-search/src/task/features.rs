@@ -103,7 +103,8 @@ pub struct Candidate {
     pub path: String,
     pub lang: Language,
     pub features: FileFeatures,
-    /// Lines the task points at in it: trace frames, quoted code and messages.
+    /// Lines the task points at in it: trace frames, a path's line (`x.c:87`, a
+    /// link's `#L87`), quoted code and messages.
     pub frame_lines: Vec<u32>,
     /// Names the task's prose or trace names that it defines.
     pub defined: Vec<String>,
@@ -259,10 +260,10 @@ fn add_named(
 ) -> Result<()> {
     for m in &task.paths {
         for (path, strength) in paths.resolve_path(&m.path, false) {
-            files
-                .indexed(index, path)?
-                .features
-                .raise(Feature::Path, strength);
+            let c = files.indexed(index, path)?;
+            c.features.raise(Feature::Path, strength);
+            // A diagnostic's or a link's line points as a frame's does.
+            c.frame_lines.extend(m.line);
         }
     }
     // A trace runs from its entry point to where it failed: the frames in

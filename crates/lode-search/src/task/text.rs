@@ -9,6 +9,7 @@
 //! weighted lexical terms, code-shaped words above prose, repeated words
 //! saturating.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::LazyLock;
 
@@ -167,12 +168,19 @@ static LISTING_FRAME: LazyLock<Regex> = LazyLock::new(|| {
 /// (`:line 57`).
 static PATH: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r"(?P<path>(?:[\w.\-@+]+/)*[\w.\-@+]*\w\.(?:py|pyi|pyx|rs|go|java|kt|kts|scala|js|jsx|mjs|cjs|ts|tsx|mts|c|h|cc|cpp|cxx|hpp|hh|cs|rb|php|swift|ex|exs|hs|lua|zig|sh|m|mm|vue|svelte|toml|yaml|yml|json|cfg|ini|rst|md))(?::(?P<line>\d+)\b|\((?P<paren_line>[0-9]+)(?:,[0-9]+)?\)|:\[(?P<bracket_line>[0-9]+),[0-9]+\]|:line (?P<net_line>[0-9]+)\b|\b)",
+        r"(?P<path>(?:[\w.\-@+]+/)*[\w.\-@+]*\w\.(?:py|pyi|pyx|rs|go|java|kt|kts|scala|js|jsx|mjs|cjs|ts|tsx|mts|c|h|cc|cpp|cxx|hpp|hh|cs|rb|php|swift|ex|exs|hs|lua|zig|sh|m|mm|vue|svelte|toml|yaml|yml|json|cfg|ini|rst|md))(?::(?P<line>\d+)\b|\((?P<paren_line>[0-9]+)(?:,[0-9]+)?\)|:\[(?P<bracket_line>[0-9]+),[0-9]+\]|:line (?P<net_line>[0-9]+)\b|#L(?P<anchor_line>[0-9]+)\b|\b)",
     )
     .unwrap()
 });
-/// The groups of [`PATH`] that hold a line number, one a match.
-const PATH_LINES: [&str; 4] = ["line", "paren_line", "bracket_line", "net_line"];
+/// The groups of [`PATH`] that hold a line number, one a match: `x.py:12`,
+/// `x.ts(12,7)`, `X.java:[12,7]`, `X.cs:line 12`, a source link's `x.py#L12`.
+const PATH_LINES: [&str; 5] = [
+    "line",
+    "paren_line",
+    "bracket_line",
+    "net_line",
+    "anchor_line",
+];
 /// A title's prefix naming the parts of the code a change is in:
 /// `net/http: `, `refs, reftable: `, or a conventional commit's scope
 /// (`fix(runtime-core): `).
@@ -412,6 +420,16 @@ impl TaskText {
     /// written as code.
     fn read_prose_line(&mut self, line: &str, seen: &mut HashMap<String, ()>) {
         self.find_paths(line);
+        for c in QUOTED.captures_iter(line) {
+            let inner = c.get(1).or_else(|| c.get(2)).map_or("", |m| m.as_str());
+            if QUOTED_CHARS.contains(&inner.chars().count())
+                && inner.split_whitespace().count() >= 3
+            {
+                self.messages.push(inner.trim().to_string());
+            }
+        }
+        // A link's host (`github.com`) is no module and no name of code.
+        let line = &without_url_hosts(line);
         for c in BACKTICK.captures_iter(line) {
             let inner = &c[1];
             if !BACKTICK_CHARS.contains(&inner.chars().count()) {
@@ -426,14 +444,6 @@ impl TaskText {
                     push_distinct(&mut self.identifiers, seen, w);
                     push_named(&mut self.named, w);
                 }
-            }
-        }
-        for c in QUOTED.captures_iter(line) {
-            let inner = c.get(1).or_else(|| c.get(2)).map_or("", |m| m.as_str());
-            if QUOTED_CHARS.contains(&inner.chars().count())
-                && inner.split_whitespace().count() >= 3
-            {
-                self.messages.push(inner.trim().to_string());
             }
         }
         for m in QUALIFIED.find_iter(line) {
@@ -768,8 +778,57 @@ fn clean_path(p: &str) -> String {
         Some((_, rest)) => rest.split_once('/').map_or(rest, |(_, path)| path),
         None => p,
     };
-    let p = p.trim_start_matches("./");
+    let p = in_repository(p).trim_start_matches("./");
     p.trim_end_matches([':', ',', ')', '.']).to_string()
+}
+
+/// `line` with each URL's scheme and host (`https://github.com`) blanked,
+/// its path kept.
+fn without_url_hosts(line: &str) -> Cow<'_, str> {
+    if !line.contains("://") {
+        return Cow::Borrowed(line);
+    }
+    let mut out = line.as_bytes().to_vec();
+    let mut from = 0;
+    while let Some(at) = line[from..].find("://").map(|i| from + i) {
+        let start = line[..at]
+            .char_indices()
+            .rev()
+            .find(|(_, c)| !(c.is_ascii_alphanumeric() || matches!(c, '+' | '.' | '-')))
+            .map_or(0, |(i, c)| i + c.len_utf8());
+        let host = &line[at + 3..];
+        let end = at
+            + 3
+            + host
+                .find(|c: char| {
+                    !(c.is_alphanumeric() || matches!(c, '.' | '-' | '_' | ':' | '@' | '%'))
+                })
+                .unwrap_or(host.len());
+        // ASCII spaces over whole characters: the bytes stay UTF-8.
+        out[start..end].fill(b' ');
+        from = end.max(at + 3);
+    }
+    Cow::Owned(String::from_utf8(out).expect("whole characters replaced"))
+}
+
+/// A source link's path in its repository: GitHub's and GitLab's
+/// `host/owner/repo[/-]/blob/REF/src/x.py` → `src/x.py` (`tree`, `raw` and
+/// `blame` as `blob`). Anything else as it is.
+fn in_repository(p: &str) -> &str {
+    let segments: Vec<&str> = p.split('/').collect();
+    if !segments[0].contains('.') {
+        return p;
+    }
+    let view = (3..segments.len().saturating_sub(2))
+        .find(|&i| matches!(segments[i], "blob" | "tree" | "raw" | "blame"));
+    match view {
+        // The path after the view's ref: the segments' lengths and slashes.
+        Some(i) => {
+            let skip: usize = segments[..i + 2].iter().map(|s| s.len() + 1).sum();
+            &p[skip..]
+        }
+        None => p,
+    }
 }
 
 /// The last segment of a qualified function name: `pkg.(*T).Method` →

@@ -134,3 +134,32 @@ fn quoted_messages_and_backticked_code_keep_their_length_bounds() {
     assert!(t.named.contains(&"parse_config".to_string()), "{t:?}");
     assert!(!t.identifiers.contains(&"plainword".to_string()), "{t:?}");
 }
+
+#[test]
+fn a_links_host_is_blanked_and_its_path_kept() {
+    let blank = |n: usize| " ".repeat(n);
+    for (line, want) in [
+        (
+            "see https://github.com/a/b.py",
+            format!("see {}/a/b.py", blank(18)),
+        ),
+        (
+            "→https://x.org/a.py (ok)",
+            format!("→{}/a.py (ok)", blank(13)),
+        ),
+        ("(http://ü.de), then", format!("({}), then", blank(12))),
+        ("://x and ftp://", format!("{} and {}", blank(4), blank(6))),
+        ("no link here", "no link here".to_string()),
+    ] {
+        assert_eq!(without_url_hosts(line), want, "{line}");
+    }
+    assert_eq!(
+        in_repository("gitlab.com/g/sub/p/-/blob/v1.2/src/a.rs"),
+        "src/a.rs"
+    );
+    // A repository's own `blob` directory, or a link without a path after
+    // its ref, stays as written.
+    for p in ["storage/blob/v2/client.go", "github.com/o/r/blob/main"] {
+        assert_eq!(in_repository(p), p);
+    }
+}
