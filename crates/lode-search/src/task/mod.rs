@@ -432,25 +432,33 @@ mod tests {
     }
 
     #[test]
-    fn a_source_links_line_picks_its_chunk() {
-        // The prose names neither function; the link points into one.
+    fn a_source_link_or_a_hunk_picks_its_chunk() {
+        // The prose names neither function; the link or the hunk points into one.
         let cart = "def add_item(cart, item, quantity):\n    \"\"\"Add an item to the cart, once.\"\"\"\n    check_0(cart, item)\n    check_1(cart, item)\n    check_2(cart, item)\n    check_3(cart, item)\n    check_4(cart, item)\n    check_5(cart, item)\n    check_6(cart, item)\n    check_7(cart, item)\n    check_8(cart, item)\n    check_9(cart, item)\n    check_10(cart, item)\n    check_11(cart, item)\n    cart.items.append((item, quantity))\n    return cart\n\n\ndef total(cart):\n    \"\"\"The cart's total.\"\"\"\n    audit_0(cart)\n    audit_1(cart)\n    audit_2(cart)\n    audit_3(cart)\n    audit_4(cart)\n    audit_5(cart)\n    audit_6(cart)\n    audit_7(cart)\n    audit_8(cart)\n    audit_9(cart)\n    audit_10(cart)\n    audit_11(cart)\n    return sum(i.price * q for i, q in cart.items)\n";
         let (_d, _c, index) = indexed(&[("shop/cart.py", cart)]);
-        // Either function, as the link says.
+        // Either function, as the link or the diff's hunk says.
         for (line, symbol) in [(30, "total"), (10, "add_item")] {
-            let text = format!(
-                "Wrong result for a cart of two lines\n\nWith two lines in the cart the \
-                 result is off; this line looks suspicious: \
-                 https://github.com/acme/shop/blob/4f2a9c1/shop/cart.py#L{line}"
-            );
-            let task = task_search(&index, &text, &TaskOptions::default()).unwrap();
-            let first = &task.files[0].chunks[0];
-            assert_eq!(first.symbol.as_deref(), Some(symbol), "{first:?}");
-            assert!(
-                task.files[0].evidence.contains(&"path named".to_string()),
-                "{:?}",
-                task.files[0].evidence
-            );
+            let intro = "Wrong result for a cart of two lines\n\nWith two lines in the cart \
+                         the result is off";
+            for text in [
+                format!(
+                    "{intro}; this line looks suspicious: \
+                     https://github.com/acme/shop/blob/4f2a9c1/shop/cart.py#L{line}"
+                ),
+                format!(
+                    "{intro}, this fixes it:\n\n--- a/shop/cart.py\n+++ b/shop/cart.py\n\
+                     @@ -{line},1 +{line},1 @@\n-    pass\n+    return\n"
+                ),
+            ] {
+                let task = task_search(&index, &text, &TaskOptions::default()).unwrap();
+                let first = &task.files[0].chunks[0];
+                assert_eq!(first.symbol.as_deref(), Some(symbol), "{text}: {first:?}");
+                assert!(
+                    task.files[0].evidence.contains(&"path named".to_string()),
+                    "{:?}",
+                    task.files[0].evidence
+                );
+            }
         }
     }
 

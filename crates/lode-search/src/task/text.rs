@@ -181,6 +181,22 @@ const PATH_LINES: [&str; 5] = [
     "net_line",
     "anchor_line",
 ];
+/// A unified diff's file line: `--- a/src/x.py`, `+++ b/src/x.py`, `diff
+/// --git a/x b/x` (the second path), `--- x.c<TAB>date` of `diff -u`.
+static DIFF_FILE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^(?:(?:---|\+\+\+) |diff --git [^ ]+ )(?P<path>[^ \t]+)(?:\t.*)?$").unwrap()
+});
+/// git's `index 1a2b3c..4d5e6f 100644` line.
+static DIFF_INDEX: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^index [0-9a-f]+\.\.[0-9a-f]+").unwrap());
+/// A hunk's header: where the lines it replaces begin, how many, and the
+/// line git shows for context (the enclosing function's).
+static HUNK: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"^@@ -(?P<start>[0-9]+)(?:,(?P<len>[0-9]+))? \+[0-9]+(?:,(?P<new_len>[0-9]+))? @@(?P<context>.*)$",
+    )
+    .unwrap()
+});
 /// A title's prefix naming the parts of the code a change is in:
 /// `net/http: `, `refs, reftable: `, or a conventional commit's scope
 /// (`fix(runtime-core): `).
@@ -243,12 +259,25 @@ impl TaskText {
         let mut after_blank = true;
         let mut go_func: Option<String> = None;
         let mut rust_func: Option<String> = None;
+        let mut diff = Diff::default();
         for line in without_environment(text) {
             if FENCE.is_match(line) {
                 if in_fence {
                     out.push_code(&mut block);
                 }
                 in_fence = !in_fence;
+                diff.left = None;
+                after_blank = false;
+                continue;
+            }
+            if out.read_diff_header(line, &mut diff, &mut seen_ident) {
+                after_blank = false;
+                continue;
+            }
+            // A hunk's lines are code as the file has them, their marks off.
+            if let Some(code) = diff.body_line(line) {
+                block.push(code);
+                out.push_line_code(code, &mut seen_ident);
                 after_blank = false;
                 continue;
             }
@@ -469,6 +498,63 @@ impl TaskText {
                 push_named(&mut self.named, w);
             }
         }
+    }
+
+    /// Reads a unified diff's header lines: `diff --git a/x b/x`, `--- a/x`
+    /// and `+++ b/x` name the file the hunks after them change; a hunk's
+    /// `@@ -240,7 +240,7 @@ def name(…):` points at the middle of the lines
+    /// it replaces and names the function git printed after it. Whether
+    /// `line` was one.
+    fn read_diff_header(
+        &mut self,
+        line: &str,
+        diff: &mut Diff,
+        seen: &mut HashMap<String, ()>,
+    ) -> bool {
+        // Only lines of a diff's shapes meet the patterns: a text without a
+        // diff never compiles them.
+        let file_line = ["--- ", "+++ ", "diff --git "]
+            .iter()
+            .any(|p| line.starts_with(p));
+        if let Some(c) = file_line.then(|| DIFF_FILE.captures(line)).flatten() {
+            let path = c["path"].trim_start_matches("a/").trim_start_matches("b/");
+            if !path.contains(['/', '.']) || path == "/dev/null" {
+                return false;
+            }
+            let path = clean_path(path);
+            self.paths.push(PathMention {
+                path: path.clone(),
+                line: None,
+            });
+            diff.file = Some(path);
+            diff.left = None;
+            return true;
+        }
+        if line.starts_with("index ") && DIFF_INDEX.is_match(line) {
+            return true;
+        }
+        if !line.starts_with("@@ -") {
+            return false;
+        }
+        let Some(c) = HUNK.captures(line) else {
+            return false;
+        };
+        let Some(file) = &diff.file else {
+            return false;
+        };
+        let count = |name: &str| c.name(name).map_or(Ok(1), |m| m.as_str().parse::<u32>());
+        let start: u32 = c["start"].parse().unwrap_or(1);
+        let (old, new) = (count("len").unwrap_or(1), count("new_len").unwrap_or(1));
+        self.paths.push(PathMention {
+            path: file.clone(),
+            line: Some(start.saturating_add(old / 2)),
+        });
+        if let Some(name) = hunk_function(&c["context"]) {
+            push_distinct(&mut self.identifiers, seen, name);
+            push_named(&mut self.named, name);
+        }
+        diff.left = Some((old, new));
+        true
     }
 
     /// Notes the paths on `line`, and returns where the extensions begin of
@@ -780,6 +866,52 @@ fn clean_path(p: &str) -> String {
     };
     let p = in_repository(p).trim_start_matches("./");
     p.trim_end_matches([':', ',', ')', '.']).to_string()
+}
+
+/// Where a unified diff is, as its lines go by.
+#[derive(Default)]
+struct Diff {
+    /// The file its last header named.
+    file: Option<String>,
+    /// The old and new lines the current hunk has still to show: its lines
+    /// marked ` `, `-` and `+` are code until both are shown.
+    left: Option<(u32, u32)>,
+}
+
+impl Diff {
+    /// A hunk's line without its mark; `None` (and the hunk over) for any
+    /// other line. An empty line is an empty context line: pasted diffs
+    /// lose its space.
+    fn body_line<'t>(&mut self, line: &'t str) -> Option<&'t str> {
+        let (old, new) = self.left?;
+        if old == 0 && new == 0 {
+            self.left = None;
+            return None;
+        }
+        let (code, left) = match line.chars().next() {
+            None => (line, (old.saturating_sub(1), new.saturating_sub(1))),
+            Some(' ') => (&line[1..], (old.saturating_sub(1), new.saturating_sub(1))),
+            Some('-') => (&line[1..], (old.saturating_sub(1), new)),
+            Some('+') => (&line[1..], (old, new.saturating_sub(1))),
+            // `\ No newline at end of file`
+            Some('\\') => ("", (old, new)),
+            Some(_) => {
+                self.left = None;
+                return None;
+            }
+        };
+        self.left = Some(left);
+        Some(code)
+    }
+}
+
+/// The function a hunk's context line names: the first name a `(`
+/// follows (`def name(`, `func (r *T) name(`, `static int name(`).
+fn hunk_function(context: &str) -> Option<&str> {
+    WORD.find_iter(context)
+        .filter(|m| m.as_str().ends_with("()") || context[m.end()..].starts_with('('))
+        .map(|m| m.as_str().trim_end_matches("()"))
+        .find(|w| !is_keyword(w) && !matches!(*w, "if" | "for" | "while" | "switch" | "return"))
 }
 
 /// `line` with each URL's scheme and host (`https://github.com`) blanked,
