@@ -517,7 +517,10 @@ impl TaskText {
             .iter()
             .any(|p| line.starts_with(p));
         if let Some(c) = file_line.then(|| DIFF_FILE.captures(line)).flatten() {
-            let path = c["path"].trim_start_matches("a/").trim_start_matches("b/");
+            let path = &c["path"];
+            // git's `a/` and `b/`, once: `a/a/x.py` is `a/x.py`.
+            let path =
+                (path.strip_prefix("a/").or_else(|| path.strip_prefix("b/"))).unwrap_or(path);
             if !path.contains(['/', '.']) || path == "/dev/null" {
                 return false;
             }
