@@ -197,6 +197,15 @@ static HUNK: LazyLock<Regex> = LazyLock::new(|| {
     )
     .unwrap()
 });
+/// gcc's line before the errors of one function: `src/x.c: In function
+/// 'parse':`, `x.cpp: In member function 'void ns::T::f(int)':`.
+static GCC_CONTEXT: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(concat!(
+        r": In (?:static |member )?(?:function|constructor|destructor) ",
+        r"['‘`](?P<signature>[^'’`]+)['’`]:\s*$"
+    ))
+    .unwrap()
+});
 /// A title's prefix naming the parts of the code a change is in:
 /// `net/http: `, `refs, reftable: `, or a conventional commit's scope
 /// (`fix(runtime-core): `).
@@ -280,6 +289,11 @@ impl TaskText {
                 out.push_line_code(code, &mut seen_ident);
                 after_blank = false;
                 continue;
+            }
+            // gcc's `x.c: In function 'name':` names where its errors are, as a frame would.
+            if let Some(f) = gcc_context_function(line) {
+                push_distinct(&mut out.identifiers, &mut seen_ident, f);
+                push_named(&mut out.named, f);
             }
             if let Some(frame) = frames::read(line, &mut go_func, &mut rust_func) {
                 // A frame's path is the frame's, not a path the text names;
@@ -915,6 +929,18 @@ fn hunk_function(context: &str) -> Option<&str> {
         .filter(|m| m.as_str().ends_with("()") || context[m.end()..].starts_with('('))
         .map(|m| m.as_str().trim_end_matches("()"))
         .find(|w| !is_keyword(w) && !matches!(*w, "if" | "for" | "while" | "switch" | "return"))
+}
+
+/// The function gcc's `In function '…':` line names: its signature's name,
+/// return type and parameters off (`void ns::T::f(int)` → `ns::T::f`).
+fn gcc_context_function(line: &str) -> Option<&str> {
+    if !line.contains(": In ") {
+        return None;
+    }
+    let signature = GCC_CONTEXT.captures(line)?.name("signature")?.as_str();
+    let name = signature.split('(').next()?.split_whitespace().last()?;
+    let name = name.trim_start_matches(['*', '&']);
+    (name.len() >= 2).then_some(name)
 }
 
 /// `line` with each URL's scheme and host (`https://github.com`) blanked,
