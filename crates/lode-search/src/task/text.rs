@@ -206,6 +206,13 @@ static GCC_CONTEXT: LazyLock<Regex> = LazyLock::new(|| {
     ))
     .unwrap()
 });
+/// A line prose gives after a path: `x.py line 88`, `x.py, at line 9`,
+/// `x.py (line 120)`.
+static LINE_AFTER: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r#"^[`'"]?,? (?:at |on )?\(?line ([0-9]+)\b"#).unwrap());
+/// A line prose gives before a path: `line 743 of x.py`, `line 5 in x.py`.
+static LINE_BEFORE: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r#"\bline ([0-9]+) (?:of|in) [`'"]?$"#).unwrap());
 /// A title's prefix naming the parts of the code a change is in:
 /// `net/http: `, `refs, reftable: `, or a conventional commit's scope
 /// (`fix(runtime-core): `).
@@ -596,9 +603,13 @@ impl TaskText {
             if path.len() < 4 || path.starts_with('.') {
                 continue;
             }
+            let line_number = match number {
+                Some(m) => m.as_str().parse().ok(),
+                None => prose_line(&line[..whole.start()], &line[whole.end()..]),
+            };
             self.paths.push(PathMention {
                 path,
-                line: number.and_then(|m| m.as_str().parse().ok()),
+                line: line_number,
             });
         }
         extensions
@@ -929,6 +940,15 @@ fn hunk_function(context: &str) -> Option<&str> {
         .filter(|m| m.as_str().ends_with("()") || context[m.end()..].starts_with('('))
         .map(|m| m.as_str().trim_end_matches("()"))
         .find(|w| !is_keyword(w) && !matches!(*w, "if" | "for" | "while" | "switch" | "return"))
+}
+
+/// The line the prose around a path gives (`before` and `after` it on its
+/// line), if any; the patterns run only where `line ` is written.
+fn prose_line(before: &str, after: &str) -> Option<u32> {
+    let near = |s: &str| s.contains("line ");
+    let after = near(after).then(|| LINE_AFTER.captures(after)).flatten();
+    let before = || near(before).then(|| LINE_BEFORE.captures(before)).flatten();
+    after.or_else(before)?.get(1)?.as_str().parse().ok()
 }
 
 /// The function gcc's `In function '…':` line names: its signature's name,

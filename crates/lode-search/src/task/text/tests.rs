@@ -176,8 +176,14 @@ fn a_diffs_prefix_goes_once_and_odd_hunks_read_safely() {
 #[test]
 fn gccs_function_line_names_the_function() {
     for (line, want) in [
-        ("src/net/socket.c: In function 'sock_connect':", Some("sock_connect")),
-        ("a.cc: In member function ‘int* ns::T::get() const’:", Some("ns::T::get")),
+        (
+            "src/net/socket.c: In function 'sock_connect':",
+            Some("sock_connect"),
+        ),
+        (
+            "a.cc: In member function ‘int* ns::T::get() const’:",
+            Some("ns::T::get"),
+        ),
         ("a.cc: In constructor ‘ns::T::T(int)’:", Some("ns::T::T")),
         ("a.cc: In lambda function:", None),
         ("In function 'x' of the docs", None),
