@@ -1,6 +1,6 @@
-//! Stack-trace frames in a task's text: Python, pytest, JVM, JavaScript,
-//! Firefox, Go, Rust and native (gdb, sanitizer, Valgrind) formats, each line read
-//! to a [`Frame`].
+//! Stack-trace frames in a task's text: Python, pytest, JVM, JavaScript
+//! (Node, vitest), Firefox, Go, Rust and native (gdb, sanitizer, Valgrind)
+//! formats, each line read to a [`Frame`].
 
 use std::sync::LazyLock;
 
@@ -49,6 +49,13 @@ static NATIVE_FRAME: LazyLock<Regex> = LazyLock::new(|| {
 static VALGRIND_FRAME: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
         r"^==[0-9]+==[ \t]+(?:at|by) 0x[0-9a-fA-F]+: (?P<func>[A-Za-z0-9_:~<>]+)(?:\(.*?\))? \((?P<path>[^ \t:()]+):(?P<line>[0-9]+)\)[ \t]*$",
+    )
+    .unwrap()
+});
+/// vitest's: ` ❯ processResult src/runner.ts:240:20`, ` ❯ src/a.test.ts:12:5`.
+static VITEST_FRAME: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"^\s*❯ (?:(?P<func>[\w$.<>\[\]]+) )?(?P<path>[^\s():]+):(?P<line>[0-9]+):[0-9]+\s*$",
     )
     .unwrap()
 });
@@ -132,6 +139,16 @@ pub(super) fn read(
             at(&c, "func")
                 .filter(|f| !f.is_empty())
                 .map(|f| last_segment(&f).to_string()),
+        ));
+    }
+    if let Some(c) = line
+        .contains('❯')
+        .then(|| VITEST_FRAME.captures(line))
+        .flatten()
+    {
+        return Some(located(
+            &c,
+            at(&c, "func").map(|f| last_segment(&f).to_string()),
         ));
     }
     if let Some(c) = PANIC_AT.captures(line) {
