@@ -546,6 +546,10 @@ impl TaskText {
                 return false;
             }
             let path = clean_path(path);
+            // As any path the text names (`e.g.`, `../x`: no repository path).
+            if path.len() < 4 || path.starts_with('.') {
+                return false;
+            }
             self.paths.push(PathMention {
                 path: path.clone(),
                 line: None,
@@ -567,17 +571,19 @@ impl TaskText {
             return false;
         };
         let count = |name: &str| c.name(name).map_or(Ok(1), |m| m.as_str().parse::<u32>());
-        let start: u32 = c["start"].parse().unwrap_or(1);
-        let (old, new) = (count("len").unwrap_or(1), count("new_len").unwrap_or(1));
+        let (old, new) = (count("len").ok(), count("new_len").ok());
+        // A start too large to read points nowhere; a count too large, at the start.
+        let start: Option<u32> = c["start"].parse().ok();
         self.paths.push(PathMention {
             path: file.clone(),
-            line: Some(start.saturating_add(old / 2)),
+            line: start.map(|s| s.saturating_add(old.unwrap_or(0) / 2)),
         });
         if let Some(name) = hunk_function(&c["context"]) {
             push_distinct(&mut self.identifiers, seen, name);
             push_named(&mut self.named, name);
         }
-        diff.left = Some((old, new));
+        // A count too large to read: the hunk runs to its last marked line.
+        diff.left = Some((old.unwrap_or(u32::MAX), new.unwrap_or(u32::MAX)));
         true
     }
 

@@ -168,8 +168,8 @@ fn a_links_host_is_blanked_and_its_path_kept() {
 fn a_diffs_prefix_goes_once_and_odd_hunks_read_safely() {
     let t = TaskText::parse("fix\n\n--- a/a/x.py\n+++ b/a/x.py\n@@ -99999999999,2 +1 @@\n-é\n+ü\n");
     assert_eq!(t.paths[0].path, "a/x.py", "{:?}", t.paths);
-    // A start past u32 reads as the first line; the marks of non-ASCII lines come off.
-    assert_eq!(t.paths[0].line, Some(2), "{:?}", t.paths);
+    // A start past u32 points nowhere; the marks of non-ASCII lines come off.
+    assert_eq!(t.paths[0].line, None, "{:?}", t.paths);
     assert_eq!(t.code, ["é\nü"]);
 }
 
