@@ -591,6 +591,30 @@ fn a_text_of_a_lone_hyphen_is_read_from_stdin() {
     }
 }
 
+/// Text that cannot be read (stdin or a context file that is a directory)
+/// is one line naming it and the I/O exit status, not a search for nothing.
+#[test]
+fn an_unreadable_text_or_context_is_one_line_and_exit_4() {
+    let repo = Repo::fixture("shop");
+    let dir = repo.path("src");
+    let stdin = std::fs::File::open(&dir).unwrap();
+    let out = repo
+        .command(&["search", "-"])
+        .stdin(stdin)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(4), "{err}");
+    assert!(
+        err.starts_with("lode: <stdin>:") && err.lines().count() == 1,
+        "{err}"
+    );
+    let out = repo.run(&["gather", "cart", "--context-file", dir.to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(4), "{err}");
+    assert!(err.contains("src") && err.lines().count() == 1, "{err}");
+}
+
 #[test]
 fn a_query_no_indexed_word_matches_says_there_is_no_strong_match() {
     let repo = Repo::fixture("shop");

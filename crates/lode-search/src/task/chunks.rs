@@ -194,7 +194,7 @@ impl ChunkChoice<'_> {
             .map(|(_, row)| {
                 // The snippet shows the line the task points at, when the chunk holds one.
                 let pointed = c
-                    .frame_lines
+                    .pointed_lines
                     .iter()
                     .copied()
                     .filter(|&l| row.start_line < l && l <= row.end_line)
@@ -245,7 +245,7 @@ pub(super) struct Pointed<'a> {
 impl Pointed<'_> {
     fn of(c: &Candidate) -> Pointed<'_> {
         Pointed {
-            lines: &c.frame_lines,
+            lines: &c.pointed_lines,
             defined: &c.defined,
         }
     }

@@ -105,7 +105,7 @@ pub struct Candidate {
     pub features: FileFeatures,
     /// Lines the task points at in it: trace frames, a path's line (`x.c:87`, a
     /// link's `#L87`), quoted code and messages.
-    pub frame_lines: Vec<u32>,
+    pub pointed_lines: Vec<u32>,
     /// Names the task's prose or trace names that it defines.
     pub defined: Vec<String>,
     /// Names only the task's code blocks hold that it defines (often the
@@ -119,7 +119,7 @@ impl Candidate {
             path: path.to_string(),
             lang,
             features: FileFeatures::default(),
-            frame_lines: Vec::new(),
+            pointed_lines: Vec::new(),
             defined: Vec::new(),
             defined_in_code: Vec::new(),
         }
@@ -263,7 +263,7 @@ fn add_named(
             let c = files.indexed(index, path)?;
             c.features.raise(Feature::Path, strength);
             // A diagnostic's or a link's line points as a frame's does.
-            c.frame_lines.extend(m.line);
+            c.pointed_lines.extend(m.line);
         }
     }
     // A trace runs from its entry point to where it failed: the frames in
@@ -282,7 +282,7 @@ fn add_named(
         for (path, strength) in found {
             let c = files.indexed(index, path)?;
             c.features.raise(Feature::Frame, strength * depth_share);
-            c.frame_lines.extend(f.line);
+            c.pointed_lines.extend(f.line);
         }
     }
     for m in &task.modules {
@@ -606,11 +606,11 @@ fn mark_literals(index: &Index, task: &TaskText, files: &mut [Candidate]) {
         let (messages, code) = first.split_at(fragments.len());
         for at in messages.iter().flatten() {
             c.features.set(Feature::Message, 1.0);
-            c.frame_lines.push(line_of(&text, *at));
+            c.pointed_lines.push(line_of(&text, *at));
         }
         let found = code.iter().flatten().count();
         for at in code.iter().flatten() {
-            c.frame_lines.push(line_of(&text, *at));
+            c.pointed_lines.push(line_of(&text, *at));
         }
         if !lines.is_empty() {
             c.features

@@ -434,8 +434,21 @@ mod tests {
     #[test]
     fn a_source_link_or_a_hunk_picks_its_chunk() {
         // The prose names neither function; the link or the hunk points into one.
-        let cart = "def add_item(cart, item, quantity):\n    \"\"\"Add an item to the cart, once.\"\"\"\n    check_0(cart, item)\n    check_1(cart, item)\n    check_2(cart, item)\n    check_3(cart, item)\n    check_4(cart, item)\n    check_5(cart, item)\n    check_6(cart, item)\n    check_7(cart, item)\n    check_8(cart, item)\n    check_9(cart, item)\n    check_10(cart, item)\n    check_11(cart, item)\n    cart.items.append((item, quantity))\n    return cart\n\n\ndef total(cart):\n    \"\"\"The cart's total.\"\"\"\n    audit_0(cart)\n    audit_1(cart)\n    audit_2(cart)\n    audit_3(cart)\n    audit_4(cart)\n    audit_5(cart)\n    audit_6(cart)\n    audit_7(cart)\n    audit_8(cart)\n    audit_9(cart)\n    audit_10(cart)\n    audit_11(cart)\n    return sum(i.price * q for i, q in cart.items)\n";
-        let (_d, _c, index) = indexed(&[("shop/cart.py", cart)]);
+        // Two functions of 16 and 14 lines (1-16, 19-32), twelve calls each.
+        let calls = |f: &str, arg: &str| {
+            (0..12)
+                .map(|i| format!("    {f}_{i}({arg})\n"))
+                .collect::<String>()
+        };
+        let cart = format!(
+            "def add_item(cart, item, quantity):\n    \"\"\"Add an item to the cart, once.\"\"\"\n{}    \
+             cart.items.append((item, quantity))\n    return cart\n\n\n\
+             def total(cart):\n    \"\"\"The cart's total.\"\"\"\n{}    \
+             return sum(i.price * q for i, q in cart.items)\n",
+            calls("check", "cart, item"),
+            calls("audit", "cart"),
+        );
+        let (_d, _c, index) = indexed(&[("shop/cart.py", &cart)]);
         // Either function, as the link or the diff's hunk says.
         for (line, symbol) in [(30, "total"), (10, "add_item")] {
             let intro = "Wrong result for a cart of two lines\n\nWith two lines in the cart \

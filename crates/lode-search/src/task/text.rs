@@ -299,15 +299,13 @@ impl TaskText {
             }
             // gcc's `x.c: In function 'name':` names where its errors are, as a frame would.
             if let Some(f) = gcc_context_function(line) {
-                push_distinct(&mut out.identifiers, &mut seen_ident, f);
-                push_named(&mut out.named, f);
+                out.push_name(f, &mut seen_ident);
             }
             if let Some(frame) = frames::read(line, &mut go_func, &mut rust_func) {
                 // A frame's path is the frame's, not a path the text names;
                 // its function is a name the text writes as code.
                 if let Some(f) = &frame.function {
-                    push_distinct(&mut out.identifiers, &mut seen_ident, f);
-                    push_named(&mut out.named, f);
+                    out.push_name(f, &mut seen_ident);
                 }
                 if frame.path.as_deref().is_none_or(|p| !p.starts_with('<')) {
                     out.frames.push(frame);
@@ -491,8 +489,7 @@ impl TaskText {
             for m in WORD.find_iter(inner) {
                 let w = m.as_str().trim_end_matches("()");
                 if w.len() >= 2 && !is_keyword(w) {
-                    push_distinct(&mut self.identifiers, seen, w);
-                    push_named(&mut self.named, w);
+                    self.push_name(w, seen);
                 }
             }
         }
@@ -506,8 +503,7 @@ impl TaskText {
                 && !is_file_name(q)
             {
                 self.push_module(q);
-                push_distinct(&mut self.identifiers, seen, q);
-                push_named(&mut self.named, q);
+                self.push_name(q, seen);
             }
         }
         for m in WORD.find_iter(line) {
@@ -515,10 +511,16 @@ impl TaskText {
             let call = w.ends_with("()");
             let w = w.trim_end_matches("()");
             if call || looks_like_code(w) {
-                push_distinct(&mut self.identifiers, seen, w);
-                push_named(&mut self.named, w);
+                self.push_name(w, seen);
             }
         }
+    }
+
+    /// A name the prose, a trace or a diff writes as code: an identifier,
+    /// and one the task names (see [`TaskText::named`]).
+    fn push_name(&mut self, name: &str, seen: &mut HashMap<String, ()>) {
+        push_distinct(&mut self.identifiers, seen, name);
+        push_named(&mut self.named, name);
     }
 
     /// Reads a unified diff's header lines: `diff --git a/x b/x`, `--- a/x`
@@ -579,8 +581,7 @@ impl TaskText {
             line: start.map(|s| s.saturating_add(old.unwrap_or(0) / 2)),
         });
         if let Some(name) = hunk_function(&c["context"]) {
-            push_distinct(&mut self.identifiers, seen, name);
-            push_named(&mut self.named, name);
+            self.push_name(name, seen);
         }
         // A count too large to read: the hunk runs to its last marked line.
         diff.left = Some((old.unwrap_or(u32::MAX), new.unwrap_or(u32::MAX)));
@@ -736,9 +737,9 @@ fn is_code_extension(ext: &str) -> bool {
 /// `/`, so that the path reads as any other. Only a backslash between two
 /// characters of a path is one; others (`"\n"` after a quote, a trailing
 /// one) stay.
-fn forward_slashes(line: &str) -> std::borrow::Cow<'_, str> {
+fn forward_slashes(line: &str) -> Cow<'_, str> {
     if !line.contains('\\') {
-        return std::borrow::Cow::Borrowed(line);
+        return Cow::Borrowed(line);
     }
     let of_path = |c: char| c.is_alphanumeric() || "_.-@+".contains(c);
     let chars: Vec<char> = line.chars().collect();
@@ -945,7 +946,7 @@ fn hunk_function(context: &str) -> Option<&str> {
     WORD.find_iter(context)
         .filter(|m| m.as_str().ends_with("()") || context[m.end()..].starts_with('('))
         .map(|m| m.as_str().trim_end_matches("()"))
-        .find(|w| !is_keyword(w) && !matches!(*w, "if" | "for" | "while" | "switch" | "return"))
+        .find(|w| !is_keyword(w) && !matches!(*w, "if" | "switch"))
 }
 
 /// The line the prose around a path gives (`before` and `after` it on its
@@ -1002,6 +1003,10 @@ fn without_url_hosts(line: &str) -> Cow<'_, str> {
 /// `host/owner/repo[/-]/blob/REF/src/x.py` → `src/x.py` (`tree`, `raw` and
 /// `blame` as `blob`). Anything else as it is.
 fn in_repository(p: &str) -> &str {
+    let views = ["/blob/", "/tree/", "/raw/", "/blame/"];
+    if !views.iter().any(|v| p.contains(v)) {
+        return p;
+    }
     let segments: Vec<&str> = p.split('/').collect();
     if !segments[0].contains('.') {
         return p;
