@@ -212,7 +212,7 @@ fn number() -> impl Strategy<Value = String> {
 
 const EXTS: &[&str] = &[
     "py", "rs", "go", "java", "js", "ts", "tsx", "c", "h", "cpp", "rb", "php", "md", "json",
-    "toml", "yml", "txt", "", "p", "rs.bak",
+    "toml", "yml", "txt", "", "p", "rs.bak", "kt", "cu", "inl",
 ];
 
 fn path() -> impl Strategy<Value = String> {
@@ -292,6 +292,10 @@ fn line() -> impl Strategy<Value = String> {
         (path(), ident()).prop_map(|(p, f)| format!("{p}: In function '{f}':")),
         (ident(), path(), number()).prop_map(|(f, p, n)| format!(" ❯ {f} {p}:{n}:3")),
         (number(), path()).prop_map(|(n, p)| format!("change line {n} of {p}, or {p} (line {n})")),
+        // A lint report's path alone and a problem under it; kotlinc's line.
+        path(),
+        (number(), words()).prop_map(|(n, w)| format!("  {n}:5  error  {w}")),
+        (path(), number(), words()).prop_map(|(p, n, w)| format!("e: {p}: ({n}, 3): {w}")),
         words().prop_map(|w| format!("error[E0308]: {w}")),
         select(
             &[

@@ -432,8 +432,9 @@ mod tests {
     }
 
     #[test]
-    fn a_source_link_or_a_hunk_picks_its_chunk() {
-        // The prose names neither function; the link or the hunk points into one.
+    fn a_source_link_a_hunk_or_a_lint_report_picks_its_chunk() {
+        // The prose names neither function; the link, the hunk or the
+        // report's line points into one.
         // Two functions of 16 and 14 lines (1-16, 19-32), twelve calls each.
         let calls = |f: &str, arg: &str| {
             (0..12)
@@ -461,6 +462,10 @@ mod tests {
                 format!(
                     "{intro}, this fixes it:\n\n--- a/shop/cart.py\n+++ b/shop/cart.py\n\
                      @@ -{line},1 +{line},1 @@\n-    pass\n+    return\n"
+                ),
+                format!(
+                    "{intro}, the linter says:\n\n/home/dev/shop/shop/cart.py\n  \
+                     {line}:5  error  Unused variable  unused-variable\n"
                 ),
             ] {
                 let task = task_search(&index, &text, &TaskOptions::default()).unwrap();

@@ -165,21 +165,23 @@ static LISTING_FRAME: LazyLock<Regex> = LazyLock::new(|| {
 /// A path with a known source or config extension, possibly with its line
 /// as most tools write it (`:line`), as `tsc`, MSVC and pdb do (`(line,col)`,
 /// `(line)`), as Maven does (`:[line,col]`) or as .NET stack traces do
-/// (`:line 57`).
+/// (`:line 57`) and as kotlinc does (`: (27, 13)`).
 static PATH: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r"(?P<path>(?:[\w.\-@+]+/)*[\w.\-@+]*\w\.(?:py|pyi|pyx|rs|go|java|kt|kts|scala|js|jsx|mjs|cjs|ts|tsx|mts|c|h|cc|cpp|cxx|hpp|hh|cs|rb|php|swift|ex|exs|hs|lua|zig|sh|m|mm|vue|svelte|toml|yaml|yml|json|cfg|ini|rst|md))(?::(?P<line>\d+)\b|\((?P<paren_line>[0-9]+)(?:,[0-9]+)?\)|:\[(?P<bracket_line>[0-9]+),[0-9]+\]|:line (?P<net_line>[0-9]+)\b|#L(?P<anchor_line>[0-9]+)\b|\b)",
+        r"(?P<path>(?:[\w.\-@+]+/)*[\w.\-@+]*\w\.(?:py|pyi|pyw|pyx|rs|go|java|kt|kts|scala|groovy|js|jsx|mjs|cjs|ts|tsx|mts|cts|c|h|cc|cpp|cxx|hpp|hh|hxx|inl|ipp|tpp|cu|cuh|cs|rb|php|swift|dart|ex|exs|erl|hs|lua|zig|nim|jl|sh|bash|m|mm|vue|svelte|proto|toml|yaml|yml|json|cfg|ini|rst|md))(?::(?P<line>\d+)\b|\((?P<paren_line>[0-9]+)(?:,[0-9]+)?\)|:\[(?P<bracket_line>[0-9]+),[0-9]+\]|:line (?P<net_line>[0-9]+)\b|#L(?P<anchor_line>[0-9]+)\b|: \((?P<kotlin_line>[0-9]+), [0-9]+\)|\b)",
     )
     .unwrap()
 });
 /// The groups of [`PATH`] that hold a line number, one a match: `x.py:12`,
-/// `x.ts(12,7)`, `X.java:[12,7]`, `X.cs:line 12`, a source link's `x.py#L12`.
-const PATH_LINES: [&str; 5] = [
+/// `x.ts(12,7)`, `X.java:[12,7]`, `X.cs:line 12`, a source link's `x.py#L12`,
+/// `X.kt: (12, 7)`.
+const PATH_LINES: [&str; 6] = [
     "line",
     "paren_line",
     "bracket_line",
     "net_line",
     "anchor_line",
+    "kotlin_line",
 ];
 /// A unified diff's file line: `--- a/src/x.py`, `+++ b/src/x.py`, `diff
 /// --git a/x b/x` (the second path), `--- x.c<TAB>date` of `diff -u`.
@@ -206,6 +208,10 @@ static GCC_CONTEXT: LazyLock<Regex> = LazyLock::new(|| {
     ))
     .unwrap()
 });
+/// A problem in eslint's or stylelint's report, under its file's path:
+/// `  14:9  error  'x' is defined but never used  no-unused-vars`.
+static LINT_PROBLEM: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^\s+(?P<line>[0-9]+):[0-9]+\s+(?:error|warning|✖|⚠)\s").unwrap());
 /// A line prose gives after a path: `x.py line 88`, `x.py, at line 9`,
 /// `x.py (line 120)`.
 static LINE_AFTER: LazyLock<Regex> =
@@ -276,7 +282,9 @@ impl TaskText {
         let mut go_func: Option<String> = None;
         let mut rust_func: Option<String> = None;
         let mut diff = Diff::default();
+        let mut lint_file = None;
         for line in without_environment(text) {
+            out.read_lint_report(line, &mut lint_file);
             if FENCE.is_match(line) {
                 if in_fence {
                     out.push_code(&mut block);
@@ -523,6 +531,23 @@ impl TaskText {
         push_named(&mut self.named, name);
     }
 
+    /// eslint's and stylelint's reports give a file's path alone on a line
+    /// and its problems under it (`  14:9  error  …`): the first problem's
+    /// line is the path's. `file` is the path the line before gave alone.
+    fn read_lint_report(&mut self, line: &str, file: &mut Option<String>) {
+        if let Some(path) = file.take()
+            && let Some(n) = lint_problem_line(line)
+        {
+            // Joined to the path's own mention when paths are deduplicated.
+            self.paths.push(PathMention {
+                path,
+                line: Some(n),
+            });
+            return;
+        }
+        *file = lone_path(line);
+    }
+
     /// Reads a unified diff's header lines: `diff --git a/x b/x`, `--- a/x`
     /// and `+++ b/x` name the file the hunks after them change; a hunk's
     /// `@@ -240,7 +240,7 @@ def name(…):` points at the middle of the lines
@@ -699,6 +724,7 @@ fn is_code_extension(ext: &str) -> bool {
     matches!(
         ext,
         "py" | "pyi"
+            | "pyw"
             | "pyx"
             | "rs"
             | "go"
@@ -706,6 +732,7 @@ fn is_code_extension(ext: &str) -> bool {
             | "kt"
             | "kts"
             | "scala"
+            | "groovy"
             | "js"
             | "jsx"
             | "mjs"
@@ -713,6 +740,7 @@ fn is_code_extension(ext: &str) -> bool {
             | "ts"
             | "tsx"
             | "mts"
+            | "cts"
             | "c"
             | "h"
             | "cc"
@@ -720,16 +748,27 @@ fn is_code_extension(ext: &str) -> bool {
             | "cxx"
             | "hpp"
             | "hh"
+            | "hxx"
+            | "inl"
+            | "ipp"
+            | "tpp"
+            | "cu"
+            | "cuh"
             | "cs"
             | "rb"
             | "php"
             | "swift"
+            | "dart"
             | "ex"
             | "exs"
+            | "erl"
             | "hs"
             | "lua"
             | "zig"
+            | "nim"
+            | "jl"
             | "sh"
+            | "bash"
     )
 }
 
@@ -956,6 +995,34 @@ fn prose_line(before: &str, after: &str) -> Option<u32> {
     let after = near(after).then(|| LINE_AFTER.captures(after)).flatten();
     let before = || near(before).then(|| LINE_BEFORE.captures(before)).flatten();
     after.or_else(before)?.get(1)?.as_str().parse().ok()
+}
+
+/// The path a line holds alone (`/home/dev/src/app.ts`, `C:\\src\\app.ts`),
+/// with no line number.
+fn lone_path(line: &str) -> Option<String> {
+    let line = line.trim();
+    if line.is_empty() || line.contains(char::is_whitespace) || !line.contains('.') {
+        return None;
+    }
+    let line = forward_slashes(line);
+    let c = PATH.captures(&line)?;
+    let whole = c.name("path")?;
+    let prefix = &line[..whole.start()];
+    let drive = |p: &[u8]| matches!(p, [d, b':', b'/' | b'\\'] if d.is_ascii_alphabetic());
+    let alone = whole.end() == line.len()
+        && (prefix.is_empty() || prefix == "/" || drive(prefix.as_bytes()));
+    let path = clean_path(whole.as_str());
+    (alone && path.len() >= 4 && !path.starts_with('.')).then_some(path)
+}
+
+/// The line of a lint report's problem (see [`LINT_PROBLEM`]); the pattern
+/// runs only on a line that starts, past its indent, with a digit.
+fn lint_problem_line(line: &str) -> Option<u32> {
+    let rest = line.trim_start();
+    if rest.len() == line.len() || !rest.starts_with(|c: char| c.is_ascii_digit()) {
+        return None;
+    }
+    LINT_PROBLEM.captures(line)?["line"].parse().ok()
 }
 
 /// The function gcc's `In function '…':` line names: its signature's name,
