@@ -214,8 +214,10 @@ fn is_helper_word(w: &str) -> bool {
 pub struct QueryShape {
     /// The query's words normalized for identifier comparison (`parse_config` → `parseconfig`).
     identifiers: Vec<String>,
-    /// All words joined: `parse config` also names `parseConfig`.
-    joined: String,
+    /// All words joined: `parse config` also names `parseConfig`. A
+    /// capital asks for one only when it is the query's one word: prose
+    /// begins with one.
+    joined: Defined,
     wants_tests: bool,
     wants_examples: bool,
     wants_docs: bool,
@@ -225,7 +227,30 @@ pub struct QueryShape {
     /// among its own is of a query word's family.
     family: Vec<String>,
     /// Names whose definition the query asks for.
-    defined: Vec<String>,
+    defined: Vec<Defined>,
+}
+
+/// A name whose definition a query asks for.
+struct Defined {
+    /// Normalized (`parse_config` → `parseconfig`).
+    name: String,
+    /// Written with a capital first (`Session`, `Sinatra::Helpers`): the
+    /// name of a type or a module, not of the lower-case function beside it
+    /// (`session()`, `helpers`). A name typed in lower case asks for either.
+    capitalised: bool,
+}
+
+impl Defined {
+    fn is_named_by(&self, name: &str) -> bool {
+        normalizes_to(name, &self.name) && (!self.capitalised || starts_upper(name))
+    }
+}
+
+/// Whether the first letter or digit of `name` is a capital (`_Session`).
+fn starts_upper(name: &str) -> bool {
+    name.chars()
+        .find(|c| c.is_alphanumeric())
+        .is_some_and(char::is_uppercase)
 }
 
 /// A word written as code: `parse_config`, `parseConfig`, `Config::load`, `cfg.get`.
@@ -262,7 +287,7 @@ impl QueryShape {
             .filter(|w| !w.is_empty())
             .collect();
         let mut identifiers: Vec<String> = Vec::new();
-        let mut defined: Vec<String> = Vec::new();
+        let mut defined: Vec<Defined> = Vec::new();
         // A one-word query names a definition; in a longer query only words
         // written as code do (`session` in "session cookie handling" is prose).
         let all = words.len() == 1;
@@ -271,7 +296,10 @@ impl QueryShape {
             let last = w.rsplit([':', '.']).find(|s| !s.is_empty()).unwrap_or(w);
             identifiers.push(normalize(last));
             if all || looks_like_code(w) {
-                defined.push(normalize(last));
+                defined.push(Defined {
+                    name: normalize(last),
+                    capitalised: starts_upper(last),
+                });
             }
         }
         let lower = query.to_lowercase();
@@ -290,11 +318,15 @@ impl QueryShape {
             .flat_map(|s| family_roots(s))
             .map(str::to_string)
             .collect();
+        let joined = Defined {
+            name: normalize(&words.join("")),
+            capitalised: all && defined.iter().all(|d| d.capitalised),
+        };
         QueryShape {
             defined,
             stems,
             family,
-            joined: normalize(&words.join("")),
+            joined,
             identifiers,
             wants_tests: lower.contains("test") || lower.contains("spec"),
             wants_examples: lower.contains("example")
@@ -396,8 +428,7 @@ impl QueryShape {
     fn names_definition(&self, name: &str) -> bool {
         // A name of no letters or digits normalizes to nothing, which names nothing.
         name.chars().any(char::is_alphanumeric)
-            && (self.defined.iter().any(|d| normalizes_to(name, d))
-                || normalizes_to(name, &self.joined))
+            && (self.defined.iter().any(|d| d.is_named_by(name)) || self.joined.is_named_by(name))
     }
 
     /// The boost of a file's chunks for what its path and language say.
@@ -542,9 +573,10 @@ mod tests {
         );
         assert_eq!(order("decodeJSON", &[binding(), json()])[0], 2);
         let q = QueryShape::new("how parse_config and Config::load work");
-        assert!(q.defined.contains(&"parseconfig".to_string()));
-        assert!(q.defined.contains(&"load".to_string()));
-        assert!(!q.defined.contains(&"work".to_string()));
+        let defined: Vec<&str> = q.defined.iter().map(|d| d.name.as_str()).collect();
+        assert!(defined.contains(&"parseconfig"), "{defined:?}");
+        assert!(defined.contains(&"load"), "{defined:?}");
+        assert!(!defined.contains(&"work"), "{defined:?}");
     }
 
     #[test]
@@ -552,7 +584,7 @@ mod tests {
         let q = QueryShape::new("where is Config::load_file called");
         assert!(q.identifiers.contains(&"loadfile".to_string()));
         assert!(!q.wants_tests);
-        assert_eq!(QueryShape::new("parse config").joined, "parseconfig");
+        assert_eq!(QueryShape::new("parse config").joined.name, "parseconfig");
     }
 
     /// a.rs holds the best chunk; b.rs three slightly weaker ones.
@@ -774,6 +806,31 @@ mod tests {
         assert_eq!(q.symbol_factor(&c), 2.0);
         c.opens = Some("Cell".into());
         assert_eq!(q.symbol_factor(&c), 1.0);
+    }
+
+    #[test]
+    fn a_capitalised_name_asks_for_the_capitalised_definition() {
+        // `Session` is the class; `session()` is a function that makes one.
+        let q = QueryShape::new("Session");
+        for (name, factor) in [("Session", 2.0), ("session", 1.0), ("_Session", 2.0)] {
+            let c = chunk(1, "src/sessions.py", Some(name));
+            assert_eq!(q.symbol_factor(&c), factor, "{name}");
+        }
+        let q = QueryShape::new("Sinatra::Helpers");
+        let mut c = chunk(1, "lib/sinatra/base.rb", Some("helpers"));
+        assert_eq!(q.symbol_factor(&c), 1.0);
+        c.opens = Some("Helpers".into());
+        assert_eq!(q.symbol_factor(&c), 2.0);
+        // A name written in lower case asks for either: people type queries so.
+        let q = QueryShape::new("session");
+        for name in ["Session", "session"] {
+            let c = chunk(1, "src/sessions.py", Some(name));
+            assert_eq!(q.symbol_factor(&c), 2.0, "{name}");
+        }
+        // A snake_case query names a PascalCase definition as before.
+        let q = QueryShape::new("how parse_config works");
+        let c = chunk(1, "src/config.go", Some("ParseConfig"));
+        assert_eq!(q.symbol_factor(&c), 2.0);
     }
 
     #[test]
