@@ -53,14 +53,17 @@ pub fn rerank(q: &QueryShape, scored: &mut [Scored], chunks: f64) {
     // Most of a boost is the file's, the same for each of its chunks: worked
     // out once per file.
     let boosts: Vec<f64> = {
-        let mut by_file: FastMap<(&str, Language), f64> = FastMap::default();
+        let mut by_file: FastMap<(&str, Language), (f64, f64)> = FastMap::default();
         scored
             .iter()
             .map(|(_, c)| {
-                let file = by_file
+                let (file, test) = *by_file
                     .entry((c.path.as_str(), c.lang))
-                    .or_insert_with(|| q.file_factor(&c.path, c.lang));
-                q.symbol_factor(c) * *file
+                    .or_insert_with(|| (q.file_factor(&c.path, c.lang), q.test_factor(&c.path)));
+                let symbol = q.symbol_factor(c);
+                // The definition a query names is what it asks for, in a
+                // test file too (a test library's helpers, a fixture).
+                symbol * file * if symbol > 1.0 { 1.0 } else { test }
             })
             .collect()
     };
@@ -431,7 +434,17 @@ impl QueryShape {
             && (self.defined.iter().any(|d| d.is_named_by(name)) || self.joined.is_named_by(name))
     }
 
-    /// The boost of a file's chunks for what its path and language say.
+    /// 0.3 for a test file when the query does not ask about tests, else 1.
+    fn test_factor(&self, path: &str) -> f64 {
+        if !self.wants_tests && is_test_path(path) {
+            0.3
+        } else {
+            1.0
+        }
+    }
+
+    /// The boost of a file's chunks for what its path and language say
+    /// (tests apart: [`QueryShape::test_factor`]).
     fn file_factor(&self, path: &str, lang: Language) -> f64 {
         let mut b = 1.0;
         let file = path.rsplit('/').next().unwrap_or(path);
@@ -442,9 +455,6 @@ impl QueryShape {
             b *= DIRECTORY_BOOST;
         }
         let lower = path.to_ascii_lowercase();
-        if !self.wants_tests && is_test_path(path) {
-            b *= 0.3;
-        }
         if lower
             .split('/')
             .any(|seg| matches!(seg, "compat" | "legacy" | "deprecated"))
@@ -791,9 +801,22 @@ mod tests {
         let q = QueryShape::new("Config::load");
         let c = chunk(1, "internal/configs/load_test.go", Some("load"));
         assert_eq!(q.symbol_factor(&c), 2.0);
-        assert_eq!(q.file_factor(&c.path, c.lang), 0.3);
+        assert_eq!(q.file_factor(&c.path, c.lang), 1.0);
+        assert_eq!(q.test_factor(&c.path), 0.3);
         let c = chunk(2, "internal/configs/parser.go", Some("loader"));
         assert_eq!(q.symbol_factor(&c), 1.0);
+    }
+
+    #[test]
+    fn a_named_definition_in_a_test_file_is_not_lowered() {
+        // A test library's helper, asked for by name.
+        let defines = chunk(1, "lib/bats-core/test_functions.bash", Some("bats_pipe"));
+        let other = chunk(2, "lib/bats-core/tracing.bash", Some("bats_capture"));
+        let test = chunk(3, "test/pipe.bats", Some("check_pipe"));
+        let scored = [(1.0, defines), (1.5, other), (1.4, test)];
+        assert_eq!(order("how bats_pipe chains commands", &scored), [1, 2, 3]);
+        // Unnamed, the helper's file is a test file as any other.
+        assert_eq!(order("how commands are chained", &scored), [2, 3, 1]);
     }
 
     #[test]
