@@ -195,10 +195,7 @@ fn prepare_text(
             Some(reason) => Prepared::Skip {
                 hash: [0; 32],
                 reason,
-                lang: lode_parse::detect(
-                    std::path::Path::new(path),
-                    &text.as_bytes()[..text.len().min(512)],
-                ),
+                lang: lode_parse::detect(std::path::Path::new(path), text.as_bytes()),
             },
             None => {
                 let hash = *blake3::hash(text.as_bytes()).as_bytes();

@@ -80,7 +80,7 @@ fn load(args: &Args) -> Vec<(PathBuf, Language, String)> {
         .into_iter()
         .filter_map(|p| {
             let bytes = std::fs::read(&p).ok()?;
-            let lang = lode_parse::detect(&p, &bytes[..bytes.len().min(512)]);
+            let lang = lode_parse::detect(&p, &bytes);
             if !lang.is_code() || args.lang.as_ref().is_some_and(|l| l != lang.as_str()) {
                 return None;
             }

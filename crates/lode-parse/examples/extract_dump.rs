@@ -44,7 +44,7 @@ fn main() {
         let Ok(bytes) = std::fs::read(&p) else {
             continue;
         };
-        let detected = lode_parse::detect(&p, &bytes[..bytes.len().min(512)]);
+        let detected = lode_parse::detect(&p, &bytes);
         if !detected.is_code() {
             continue;
         }

@@ -8,11 +8,17 @@ use tree_sitter::{Query, QueryCapture, QueryPredicateArg};
 
 use crate::parents::Parents;
 
+/// How much of a file's start [`detect`] reads: a C++ header is told from a
+/// C one by its code, which a license comment may push a few KiB down.
+const DETECT_BYTES: usize = 8 * 1024;
+
 /// Decides the language of a file from its name and, failing that, its first line.
 ///
-/// `head` is the start of the file (a few hundred bytes are enough). Files
-/// that are neither known by name nor by shebang are [`Language::Text`].
+/// `head` is the start of the file, or all of it (the first [`DETECT_BYTES`]
+/// are read). Files that are neither known by name nor by shebang are
+/// [`Language::Text`].
 pub fn detect(path: &Path, head: &[u8]) -> Language {
+    let head = &head[..head.len().min(DETECT_BYTES)];
     let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
     if let Some(lang) = by_file_name(name) {
         return lang;
@@ -103,7 +109,7 @@ fn by_shebang(head: &[u8]) -> Option<Language> {
 
 /// A `.h` file is C++ when its head uses syntax C does not have.
 fn looks_like_cpp(head: &[u8]) -> bool {
-    let text = String::from_utf8_lossy(head);
+    let code = without_comments(&String::from_utf8_lossy(head));
     [
         "namespace ",
         "class ",
@@ -116,7 +122,30 @@ fn looks_like_cpp(head: &[u8]) -> bool {
         "#include <vector>",
     ]
     .iter()
-    .any(|needle| text.contains(needle))
+    .any(|needle| code.contains(needle))
+}
+
+/// `text` less its `//` and `/* */` comments, each left as a space: a
+/// license or a comment's prose says nothing of the language.
+fn without_comments(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find('/') {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + 1..];
+        rest = if let Some(line) = after.strip_prefix('/') {
+            out.push(' ');
+            line.find('\n').map_or("", |end| &line[end..])
+        } else if let Some(block) = after.strip_prefix('*') {
+            out.push(' ');
+            block.find("*/").map_or("", |end| &block[end + 2..])
+        } else {
+            out.push('/');
+            after
+        };
+    }
+    out.push_str(rest);
+    out
 }
 
 /// The tree-sitter grammar of a code language.
@@ -460,5 +489,30 @@ mod tests {
         assert_eq!(d("inc/a.h", "namespace x { class Y; }\n"), Language::Cpp);
         assert_eq!(d("notes.txt", "hello"), Language::Text);
         assert_eq!(d("README", "#!not a shebang we know"), Language::Text);
+    }
+
+    #[test]
+    fn a_cpp_header_is_known_past_its_license() {
+        let license = "// Copyright 2017 The Authors.\n//\n// Licensed under the Apache License.\n"
+            .repeat(12);
+        let header =
+            format!("{license}#include <cstddef>\n\nnamespace absl {{\nusing std::string_view;\n");
+        assert!(
+            header.find("namespace").unwrap() > 512,
+            "past the first 512 bytes"
+        );
+        let d = |head: &str| detect(Path::new("absl/strings/string_view.h"), head.as_bytes());
+        assert_eq!(d(&header), Language::Cpp);
+        // A C header's comments may say "class" or "namespace"; its code does not.
+        let c = "/* A class of allocators.\n * Each namespace of keys ... */\n\
+                 // the std:: names are not used here\nint alloc(size_t n);\n";
+        assert_eq!(d(c), Language::C);
+        // What `detect` is given stays its callers' choice: a head it is
+        // given whole is read no further than DETECT_BYTES.
+        let far = format!(
+            "{}\nclass Late {{}};\n",
+            "int x;\n".repeat(DETECT_BYTES / 7)
+        );
+        assert_eq!(d(&far), Language::C);
     }
 }

@@ -70,7 +70,7 @@ pub(crate) fn prepare_content(
     vendored: bool,
     embed: Embed,
 ) -> Prepared {
-    let lang = lode_parse::detect(std::path::Path::new(path), &bytes[..bytes.len().min(512)]);
+    let lang = lode_parse::detect(std::path::Path::new(path), &bytes);
     if let Some(reason) = walk::content_reason(&bytes, vendored) {
         return Prepared::Skip { hash, reason, lang };
     }
@@ -164,4 +164,35 @@ pub(super) fn chunk_key(names: &str, body: &str) -> i64 {
     h.update(&[0]);
     h.update(body.as_bytes());
     i64::from_le_bytes(h.finalize().as_bytes()[..8].try_into().expect("8 bytes"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_cpp_header_under_a_long_license_is_cpp() {
+        let license = "// Licensed under the Apache License, Version 2.0 (the \"License\").\n";
+        let text = format!(
+            "{}#pragma once\nnamespace absl {{\nclass View {{\n public:\n  int size() const;\n}};\n}}\n",
+            license.repeat(20)
+        );
+        let file = prepare_content(
+            "absl/view.h",
+            text.into_bytes(),
+            [0; 32],
+            &None,
+            false,
+            Embed::No,
+        );
+        let Prepared::Index(file) = file else {
+            panic!("not indexed")
+        };
+        assert_eq!(file.lang, Language::Cpp);
+        assert!(
+            file.extract.symbols.iter().any(|s| s.name == "View"),
+            "{:?}",
+            file.extract.symbols
+        );
+    }
 }
