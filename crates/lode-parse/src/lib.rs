@@ -24,6 +24,7 @@
 
 #![deny(missing_docs)]
 
+mod attribute_macros;
 mod bound;
 mod chunk;
 mod doc;

@@ -24,6 +24,7 @@ use tree_sitter::{
     Node, Parser, QueryCursor, QueryCursorOptions, QueryCursorState, StreamingIterator, Tree,
 };
 
+use crate::attribute_macros;
 use crate::bound::{self, Budget};
 use crate::chunk::{self, SymbolRange};
 use crate::doc::{clean_doc, leading_comments};
@@ -67,6 +68,9 @@ pub(crate) fn extract_code_probed<P: Probe>(
     probe: &mut P,
 ) -> Option<FileExtract> {
     let queries = registry::queries(lang)?;
+    // Every position in the blanked text is the file's (see the module).
+    let blanked = attribute_macros::blanked(lang, source);
+    let source: &str = &blanked;
     if lang == Language::Bash && bash_scanner_hazard(source) {
         return None;
     }

@@ -1,0 +1,137 @@
+//! C and C++ attribute and export macros: `class ABSL_LOCKABLE Mutex {`,
+//! `class LLVM_ABI Value : public User {`, `bool TryLock()
+//! ABSL_EXCLUSIVE_TRYLOCK_FUNCTION(true) {`. The grammar cannot know that
+//! they expand to attributes or to nothing, and reads such a class as an
+//! error (the class and its members are lost) and such a method as a
+//! function named after the macro. [`blanked`] writes them as spaces before
+//! the file is parsed: every byte stays where it was, so spans, lines and
+//! the chunks' text (read from the file itself) are the file's.
+
+use std::borrow::Cow;
+use std::sync::LazyLock;
+
+use lode_core::Language;
+use regex::Regex;
+
+/// One macro: a capitalised name of two or more characters, perhaps with
+/// arguments (`ACME_API`, `ABSL_EXCLUSIVE_TRYLOCK_FUNCTION(true)`).
+macro_rules! attribute_macro {
+    () => {
+        r"[A-Z][A-Z0-9_]+(?:\([^()\n]*\))?"
+    };
+}
+
+/// A class head with macros between its keyword and its name. A name must
+/// follow and then a base list, a body or the line's end: `class FOO bar;`
+/// declares a variable.
+static CLASS_HEAD: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(concat!(
+        r"(?m)(?-u:\b)(?:class|struct|union)[ \t]+(?P<macros>(?:",
+        attribute_macro!(),
+        r"[ \t]+)+)[A-Za-z_]\w*(?:[ \t]*<[^;{}\n]*>)?[ \t]*(?:final\b[ \t]*)?(?:[:{]|$)"
+    ))
+    .unwrap()
+});
+
+/// A declaration's parameter list followed by macros, then its body or its
+/// end: `void Lock() ABSL_ACQUIRE();`, `int size() const PURE {`. Only on a
+/// line that starts the declaration, so that a statement (`if (x) TRACE(x);`)
+/// keeps its call.
+static TRAILING: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(concat!(
+        r"(?m)^[ \t]*(?P<first>[A-Za-z_~][A-Za-z0-9_:]*)[^;{}()\n]*\([^;{}\n]*\)",
+        r"(?:[ \t]*(?:(?:const|noexcept|override|final)(?-u:\b)|&&?))*",
+        r"(?P<macros>(?:[ \t]+",
+        attribute_macro!(),
+        r")+)[ \t]*(?:const|override|final|noexcept)?[ \t]*(?:[;{]|=[ \t]*(?:0|default|delete)[ \t]*;)"
+    ))
+    .unwrap()
+});
+
+/// Words a statement, not a declaration, begins with.
+const STATEMENT_WORDS: &[&str] = &[
+    "if",
+    "else",
+    "while",
+    "for",
+    "switch",
+    "return",
+    "do",
+    "case",
+    "throw",
+    "co_return",
+    "goto",
+];
+
+/// `source` with its attribute macros written as spaces, for C and C++;
+/// `source` itself for any other language or where there are none.
+pub(crate) fn blanked(lang: Language, source: &str) -> Cow<'_, str> {
+    if !matches!(lang, Language::C | Language::Cpp) {
+        return Cow::Borrowed(source);
+    }
+    let mut spans = Vec::new();
+    for c in CLASS_HEAD.captures_iter(source) {
+        spans.push(c.name("macros").expect("always captured").range());
+    }
+    for c in TRAILING.captures_iter(source) {
+        if !STATEMENT_WORDS.contains(&&c["first"]) {
+            spans.push(c.name("macros").expect("always captured").range());
+        }
+    }
+    if spans.is_empty() {
+        return Cow::Borrowed(source);
+    }
+    let mut bytes = source.as_bytes().to_vec();
+    for span in spans {
+        // The macros are ASCII: spaces in their place keep the text UTF-8.
+        bytes[span].fill(b' ');
+    }
+    Cow::Owned(String::from_utf8(bytes).expect("ASCII replaced by ASCII"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cpp(source: &str) -> String {
+        blanked(Language::Cpp, source).into_owned()
+    }
+
+    #[test]
+    fn class_heads_lose_their_macros_and_keep_their_length() {
+        for (source, want) in [
+            ("class ABSL_LOCKABLE Mutex {", "class               Mutex {"),
+            (
+                "class API Value : public User {",
+                "class     Value : public User {",
+            ),
+            (
+                "struct MUST_USE(x) S final {",
+                "struct             S final {",
+            ),
+            ("class API Box\n{", "class     Box\n{"),
+        ] {
+            assert_eq!(cpp(source), want);
+        }
+    }
+
+    #[test]
+    fn declarations_lose_trailing_macros_and_statements_keep_theirs() {
+        assert_eq!(
+            cpp("  bool TryLock() TRY_ACQUIRE(true) { return 1; }"),
+            "  bool TryLock()                   { return 1; }"
+        );
+        assert_eq!(cpp("  int size() const PURE;"), "  int size() const     ;");
+        for kept in [
+            "  if (m) TRACE(m);",
+            "class FOO bar;",
+            "class Mutex {",
+            "  Lock();",
+            "  x = f(a) + B;",
+        ] {
+            assert_eq!(cpp(kept), kept);
+        }
+        let python = "class API Value:\n    pass\n";
+        assert_eq!(blanked(Language::Python, python), python);
+    }
+}
