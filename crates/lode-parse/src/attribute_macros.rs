@@ -83,10 +83,11 @@ pub(crate) fn blanked(lang: Language, source: &str) -> Cow<'_, str> {
     }
     let mut bytes = source.as_bytes().to_vec();
     for span in spans {
-        // The macros are ASCII: spaces in their place keep the text UTF-8.
+        // A span holds whole characters (a macro's arguments may not be
+        // ASCII): spaces for each of their bytes keep the text UTF-8.
         bytes[span].fill(b' ');
     }
-    Cow::Owned(String::from_utf8(bytes).expect("ASCII replaced by ASCII"))
+    Cow::Owned(String::from_utf8(bytes).expect("whole characters replaced by spaces"))
 }
 
 #[cfg(test)]
@@ -122,6 +123,9 @@ mod tests {
             "  bool TryLock()                   { return 1; }"
         );
         assert_eq!(cpp("  int size() const PURE;"), "  int size() const     ;");
+        // Arguments of any text: each byte is a space, the length kept.
+        let source = "  void f() NOTE(\"é\") {}";
+        assert_eq!(cpp(source), format!("  void f(){} {{}}", " ".repeat(11)));
         for kept in [
             "  if (m) TRACE(m);",
             "class FOO bar;",
