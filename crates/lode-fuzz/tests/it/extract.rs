@@ -429,6 +429,7 @@ const SEEDS: &[&str] = &[
     "defmodule A do\n  def f(x), do: g(x)\n  defp g(x), do: x\nend\n",
     "module Main where\n\nimport Data.List (sort)\n\nmain :: IO ()\nmain = print (sort [3, 1, 2])\n",
     "<?php\nnamespace App;\nuse Foo\\Bar;\nclass C { public function m() { return strlen($this->x); } }\n",
+    "namespace n {\nclass API_X MUST(\"é\") Mutex : public B {\n public:\n  bool TryLock() TRY(true) { return f(1); }\n  void Lock() const ACQ();\n};\n}\n",
 ];
 
 fn token_soup() -> impl Strategy<Value = String> {
@@ -605,6 +606,28 @@ fn a_brace_before_a_wide_character_does_not_crash_bash() {
     // What the scanner reads safely is still parsed.
     let src = "f() {\n  echo {1..9} {a,b} \"{é}\" \"x{ 日本}\"\n}\n";
     let (_, file) = extract_each(src, &[Language::Bash]).remove(0);
+    assert!(!file.parse_failed && file.symbols.iter().any(|s| s.name == "f"));
+}
+
+/// Regression: tree-sitter-ruby's scanner stores a heredoc's word length in
+/// one byte, and asserts on reading its state back: a word of 256 bytes or
+/// more aborted the process (SIGABRT, in release builds too). Such a file is
+/// now line windows.
+#[test]
+fn a_long_heredoc_word_does_not_abort_ruby() {
+    let word = "A".repeat(300);
+    for src in [
+        format!("def f\n  x = <<{word}\n  hi\n{word}\nend\n"),
+        format!("x = <<~\"{} {word}\"\n  hi\n{} {word}\n", "é", "é"),
+        format!("y = <<-'{}'\nhi\n{}\n", "B".repeat(256), "B".repeat(256)),
+    ] {
+        let (_, file) = extract_each(&src, &[Language::Ruby]).remove(0);
+        check(Language::Ruby, &src, &file).unwrap_or_else(|e| panic!("{e}"));
+        assert!(file.parse_failed);
+    }
+    // A heredoc of a usual word is still parsed.
+    let src = "def f\n  x = <<~SQL\n    select 1\n  SQL\nend\n";
+    let (_, file) = extract_each(src, &[Language::Ruby]).remove(0);
     assert!(!file.parse_failed && file.symbols.iter().any(|s| s.name == "f"));
 }
 

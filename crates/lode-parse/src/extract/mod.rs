@@ -77,6 +77,9 @@ pub(crate) fn extract_code_probed<P: Probe>(
     if lang == Language::Scala && has_line_longer_than(source, SCALA_MAX_LINE_BYTES) {
         return None;
     }
+    if lang == Language::Ruby && has_long_heredoc_word(source) {
+        return None;
+    }
     let budget = Budget::start();
     let tree = parse(lang, queries, source, &[], budget.deadline())?;
     let root = tree.root_node();
@@ -137,6 +140,31 @@ fn bash_scanner_hazard(source: &str) -> bool {
             || rest
                 .strip_prefix("..")
                 .is_some_and(|r| wide(after_digits(r)))
+    })
+}
+
+/// The longest heredoc word tree-sitter-ruby's scanner stores: it writes
+/// the length in one byte and asserts, aborting the process, when its state
+/// reads back otherwise.
+const RUBY_MAX_HEREDOC_WORD: usize = 255;
+
+/// Whether a heredoc's word (`<<~SQL`, `<<-"END OF TEXT"`) may be longer than
+/// [`RUBY_MAX_HEREDOC_WORD`]; counted generously (to the quote or the end of
+/// the word), since such a file is only line windows.
+fn has_long_heredoc_word(source: &str) -> bool {
+    source.match_indices("<<").any(|(i, _)| {
+        let rest = source[i + 2..].trim_start_matches(['-', '~']);
+        let word = match rest.chars().next() {
+            Some(q @ ('"' | '\'' | '`')) => {
+                let inner = &rest[1..];
+                &inner[..inner.find([q, '\n']).unwrap_or(inner.len())]
+            }
+            _ => {
+                let end = rest.find(|c: char| !(c.is_alphanumeric() || c == '_'));
+                &rest[..end.unwrap_or(rest.len())]
+            }
+        };
+        word.len() > RUBY_MAX_HEREDOC_WORD
     })
 }
 
