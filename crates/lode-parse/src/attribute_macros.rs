@@ -3,7 +3,9 @@
 //! ABSL_EXCLUSIVE_TRYLOCK_FUNCTION(true) {`. The grammar cannot know that
 //! they expand to attributes or to nothing, and reads such a class as an
 //! error (the class and its members are lost) and such a method as a
-//! function named after the macro. [`blanked`] writes them as spaces before
+//! function named after the macro; a macro alone on its line
+//! (`FMT_BEGIN_NAMESPACE`) is read with the declaration after it, which may
+//! hide a namespace. [`blanked`] writes them as spaces before
 //! the file is parsed: every byte stays where it was, so spans, lines and
 //! the chunks' text (read from the file itself) are the file's.
 
@@ -48,6 +50,15 @@ static TRAILING: LazyLock<Regex> = LazyLock::new(|| {
     .unwrap()
 });
 
+/// A macro alone on its line at the file's level, which opens or closes a
+/// namespace or a block of declarations (`ABSL_NAMESPACE_BEGIN`,
+/// `FMT_BEGIN_NAMESPACE`, `G_BEGIN_DECLS`): read with the declaration after
+/// it, it hid a namespace or a class. Written with an underscore and no
+/// arguments, from the line's first column, and not the continuation of a
+/// `#define`.
+static LONE_MACRO: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"(?m)^_*[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+[ \t]*$").unwrap());
+
 /// Words a statement, not a declaration, begins with.
 const STATEMENT_WORDS: &[&str] = &[
     "if",
@@ -76,6 +87,12 @@ pub(crate) fn blanked(lang: Language, source: &str) -> Cow<'_, str> {
     for c in TRAILING.captures_iter(source) {
         if !STATEMENT_WORDS.contains(&&c["first"]) {
             spans.push(c.name("macros").expect("always captured").range());
+        }
+    }
+    for m in LONE_MACRO.find_iter(source) {
+        let before = source[..m.start()].trim_end_matches(['\n', '\r']);
+        if !before.ends_with('\\') {
+            spans.push(m.range());
         }
     }
     if spans.is_empty() {
@@ -132,6 +149,19 @@ mod tests {
             "class Mutex {",
             "  Lock();",
             "  x = f(a) + B;",
+        ] {
+            assert_eq!(cpp(kept), kept);
+        }
+        // A macro alone on its line, at the file's level and outside a `#define`.
+        assert_eq!(
+            cpp("FMT_BEGIN_NAMESPACE\nnamespace detail {}\n"),
+            "                   \nnamespace detail {}\n"
+        );
+        for kept in [
+            "  MAX_VALUE\n};",
+            "#define OPEN \\\nFMT_BEGIN_NAMESPACE\n",
+            "TEST_F(Suite, Name)\n{\n}\n",
+            "BOOL\nCreate(void)\n",
         ] {
             assert_eq!(cpp(kept), kept);
         }
