@@ -30,7 +30,7 @@ static CLASS_HEAD: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(concat!(
         r"(?m)(?-u:\b)(?:class|struct|union)[ \t]+(?P<macros>(?:",
         attribute_macro!(),
-        r"[ \t]+)+)[A-Za-z_]\w*(?:[ \t]*<[^;{}\n]*>)?[ \t]*(?:final\b[ \t]*)?(?:[:{]|$)"
+        r"[ \t]+)+)[A-Za-z_][A-Za-z0-9_]*(?:[ \t]*<[^;{}\n]*>)?[ \t]*(?:final(?-u:\b)[ \t]*)?(?:[:{]|$)"
     ))
     .unwrap()
 });
