@@ -507,6 +507,8 @@ mod tests {
         let c = "/* A class of allocators.\n * Each namespace of keys ... */\n\
                  // the std:: names are not used here\nint alloc(size_t n);\n";
         assert_eq!(d(c), Language::C);
+        // A comment never closed hides the rest of the head.
+        assert_eq!(d("int f(void);\n/* unclosed\nclass X {};\n"), Language::C);
         // What `detect` is given stays its callers' choice: a head it is
         // given whole is read no further than DETECT_BYTES.
         let far = format!(

@@ -573,8 +573,7 @@ impl TaskText {
                 return false;
             }
             let path = clean_path(path);
-            // As any path the text names (`e.g.`, `../x`: no repository path).
-            if path.len() < 4 || path.starts_with('.') {
+            if !is_repository_path(&path) {
                 return false;
             }
             self.paths.push(PathMention {
@@ -631,8 +630,7 @@ impl TaskText {
                 extensions.push(whole.start() + dot + 1);
             }
             let path = clean_path(whole.as_str());
-            // `e.g.` and version numbers end in a letter after a dot too.
-            if path.len() < 4 || path.starts_with('.') {
+            if !is_repository_path(&path) {
                 continue;
             }
             let line_number = match number {
@@ -928,6 +926,12 @@ fn bounded(text: &str) -> &str {
     cut.rfind('\n').map_or(cut, |i| &cut[..i])
 }
 
+/// Whether a cleaned path can be a repository's: `e.g.` and version numbers
+/// end in a letter after a dot too, and `../x` lies outside.
+fn is_repository_path(path: &str) -> bool {
+    path.len() >= 4 && !path.starts_with('.')
+}
+
 /// A path as a repository names it: `/` separators, no `./`, no drive or
 /// site-packages prefix left to guess at (the matcher compares suffixes).
 fn clean_path(p: &str) -> String {
@@ -1012,7 +1016,7 @@ fn lone_path(line: &str) -> Option<String> {
     let alone = whole.end() == line.len()
         && (prefix.is_empty() || prefix == "/" || drive(prefix.as_bytes()));
     let path = clean_path(whole.as_str());
-    (alone && path.len() >= 4 && !path.starts_with('.')).then_some(path)
+    (alone && is_repository_path(&path)).then_some(path)
 }
 
 /// The line of a lint report's problem (see [`LINT_PROBLEM`]); the pattern
