@@ -631,6 +631,28 @@ fn a_long_heredoc_word_does_not_abort_ruby() {
     assert!(!file.parse_failed && file.symbols.iter().any(|s| s.name == "f"));
 }
 
+/// Regression: tree-sitter-python's error recovery over lines of `/*` (a
+/// division or modulo sign, then a star) that run to the end of the file
+/// takes memory quadratic in their number when it accepts, after the last
+/// progress callback, where the deadline cannot stop it: 12 KB of them took
+/// 10 GB and 40 s. Such a file is now line windows.
+#[test]
+fn stars_after_divisions_do_not_exhaust_python() {
+    for src in [
+        "/*\n".repeat(768),
+        "x = 1\n".to_owned() + &"%*\n".repeat(768),
+        "/\n*\n".repeat(768),
+    ] {
+        let (_, file) = extract_each(&src, &[Language::Python]).remove(0);
+        check(Language::Python, &src, &file).unwrap_or_else(|e| panic!("{e}"));
+        assert!(file.parse_failed);
+    }
+    // Globs in strings, a few, are still parsed.
+    let src = "def f():\n    return glob(\"src/*.py\") + glob(\"a/*/b\")\n";
+    let (_, file) = extract_each(src, &[Language::Python]).remove(0);
+    assert!(!file.parse_failed && file.symbols.iter().any(|s| s.name == "f"));
+}
+
 /// tree-sitter-scala lexes some long runs on one line in time quadratic in
 /// their length, within one step of the parser, where the deadline cannot
 /// stop it: in a debug build a line of CJK letters took 1.3 s at 36 KB, 6 s

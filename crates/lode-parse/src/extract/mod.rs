@@ -80,6 +80,9 @@ pub(crate) fn extract_code_probed<P: Probe>(
     if lang == Language::Ruby && has_long_heredoc_word(source) {
         return None;
     }
+    if lang == Language::Python && stars_after_division(source) > PYTHON_MAX_STARS_AFTER_DIVISION {
+        return None;
+    }
     let budget = Budget::start();
     let tree = parse(lang, queries, source, &[], budget.deadline())?;
     let root = tree.root_node();
@@ -166,6 +169,30 @@ fn has_long_heredoc_word(source: &str) -> bool {
         };
         word.len() > RUBY_MAX_HEREDOC_WORD
     })
+}
+
+/// How many stars right after a division or modulo sign (`/*`, `% *`, `/`
+/// and `*` on the next line) a Python file may have and be parsed.
+/// tree-sitter-python's error recovery over lines of them that run to the
+/// end of the file takes memory quadratic in their number when it accepts,
+/// after its last progress callback, where the deadline cannot stop it:
+/// 100 MB for 512 of them, 10 GB for 5,760. Valid Python never writes a star
+/// there; strings may (`"src/*.py"`), and a few hundred globs are rare.
+const PYTHON_MAX_STARS_AFTER_DIVISION: usize = 256;
+
+fn stars_after_division(source: &str) -> usize {
+    let bytes = source.as_bytes();
+    let before = |i: usize| {
+        bytes[..i]
+            .iter()
+            .rev()
+            .find(|b| !(b.is_ascii_whitespace() || **b == b'\\'))
+    };
+    bytes
+        .iter()
+        .enumerate()
+        .filter(|&(i, &b)| b == b'*' && matches!(before(i), Some(b'/' | b'%')))
+        .count()
 }
 
 /// The longest line a Scala file may have and be parsed. tree-sitter-scala
