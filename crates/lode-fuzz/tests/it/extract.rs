@@ -653,6 +653,37 @@ fn stars_after_divisions_do_not_exhaust_python() {
     assert!(!file.parse_failed && file.symbols.iter().any(|s| s.name == "f"));
 }
 
+/// Regression: tree-sitter-scala's parse stack merges its versions in time
+/// exponential in the depth of some nested braces (`{a:b {a:b …`, `{a:if x
+/// then …`, a few to a line), within one parser step where the deadline
+/// cannot stop it: 40 deep, 20 s in a release build. A Scala file nested
+/// deeper than 24 braces is now line windows.
+#[test]
+fn deeply_nested_braces_are_bounded_in_scala() {
+    let nested = |open: &str, close: &str, depth: usize| {
+        let line = |unit: &str, i: usize| format!("{unit}{}", if i % 8 == 7 { "\n" } else { "" });
+        let opens: String = (0..depth).map(|i| line(open, i)).collect();
+        let closes: String = (0..depth).map(|i| line(close, i)).collect();
+        format!("{opens}<T>{closes}\n")
+    };
+    for src in [
+        nested("{a:if x then ", "} end", 48),
+        nested("{a:b ", "}", 48),
+        nested("{a:while x do ", "}", 40),
+    ] {
+        let (_, file) = extract_each(&src, &[Language::Scala]).remove(0);
+        assert!(file.parse_failed);
+    }
+    // Code nested as deep as real code is still parsed.
+    let src = format!(
+        "object A {{\n  def f() = {}1{}\n}}\n",
+        "{ ".repeat(12),
+        " }".repeat(12)
+    );
+    let (_, file) = extract_each(&src, &[Language::Scala]).remove(0);
+    assert!(!file.parse_failed && file.symbols.iter().any(|s| s.name == "f"));
+}
+
 /// tree-sitter-scala lexes some long runs on one line in time quadratic in
 /// their length, within one step of the parser, where the deadline cannot
 /// stop it: in a debug build a line of CJK letters took 1.3 s at 36 KB, 6 s

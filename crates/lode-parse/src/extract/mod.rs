@@ -74,7 +74,10 @@ pub(crate) fn extract_code_probed<P: Probe>(
     if lang == Language::Bash && bash_scanner_hazard(source) {
         return None;
     }
-    if lang == Language::Scala && has_line_longer_than(source, SCALA_MAX_LINE_BYTES) {
+    if lang == Language::Scala
+        && (has_line_longer_than(source, SCALA_MAX_LINE_BYTES)
+            || brace_depth(source) > SCALA_MAX_BRACE_DEPTH)
+    {
         return None;
     }
     if lang == Language::Ruby && has_long_heredoc_word(source) {
@@ -201,6 +204,31 @@ fn stars_after_division(source: &str) -> usize {
 /// deadline cannot stop it: 1.7 s for 16 KB of `a+` in a debug build. Code
 /// lines are far shorter; a file with a longer one is line windows.
 const SCALA_MAX_LINE_BYTES: usize = 4 << 10;
+
+/// The deepest nesting of braces a Scala file may have and be parsed.
+/// tree-sitter-scala's parse stack merges its versions in time exponential
+/// in the depth of some nested braces (`{a:b {a:b …`, a few to a line),
+/// within one parser step where the deadline cannot stop it: 1 s at 36
+/// deep, 20 s at 40, 5 ms at 24. Real code nests far less (12 at most in
+/// the benchmark's Scala repositories).
+const SCALA_MAX_BRACE_DEPTH: usize = 24;
+
+/// The deepest nesting of `{` in `source`, counted on the raw text
+/// (braces in strings and comments too: a bound, not a parse).
+fn brace_depth(source: &str) -> usize {
+    let (mut depth, mut deepest) = (0usize, 0usize);
+    for b in source.bytes() {
+        match b {
+            b'{' => {
+                depth += 1;
+                deepest = deepest.max(depth);
+            }
+            b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    deepest
+}
 
 fn has_line_longer_than(source: &str, max: usize) -> bool {
     source.split('\n').any(|line| line.len() > max)
