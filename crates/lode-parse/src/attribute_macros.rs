@@ -5,9 +5,11 @@
 //! error (the class and its members are lost) and such a method as a
 //! function named after the macro; a macro alone on its line
 //! (`FMT_BEGIN_NAMESPACE`) is read with the declaration after it, which may
-//! hide a namespace. [`blanked`] writes them as spaces before
-//! the file is parsed: every byte stays where it was, so spans, lines and
-//! the chunks' text (read from the file itself) are the file's.
+//! hide a namespace; one alone in a class body (`Q_OBJECT`,
+//! `Q_PROPERTY(…)`) became a method or hid the next member. [`blanked`]
+//! writes them as spaces before the file is parsed: every byte stays where
+//! it was, so spans, lines and the chunks' text (read from the file itself)
+//! are the file's.
 
 use std::borrow::Cow;
 use std::sync::LazyLock;
@@ -59,6 +61,17 @@ static TRAILING: LazyLock<Regex> = LazyLock::new(|| {
 static LONE_MACRO: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"(?m)^_*[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+[ \t]*$").unwrap());
 
+/// A macro alone on its line inside a body, perhaps with arguments and no
+/// `;` after them: `Q_OBJECT`, `Q_PROPERTY(int size READ size)`,
+/// `Q_DISABLE_COPY(Panel)`, `Py_BEGIN_ALLOW_THREADS`. They expand to
+/// declarations or statements with their own `;`; read as they are, the
+/// class's next member is lost or becomes a method named after the macro.
+/// Blanked only where a declaration or statement may begin (see
+/// [`starts_declaration`]).
+static INDENTED_MACRO: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?m)^[ \t]+_*[A-Z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+(?:\([^()\n]*\))?[ \t]*$").unwrap()
+});
+
 /// Words a statement, not a declaration, begins with.
 const STATEMENT_WORDS: &[&str] = &[
     "if",
@@ -89,6 +102,19 @@ pub(crate) fn blanked(lang: Language, source: &str) -> Cow<'_, str> {
             spans.push(c.name("macros").expect("always captured").range());
         }
     }
+    let mut last_blanked = None;
+    for m in INDENTED_MACRO.find_iter(source) {
+        let before = source[..m.start()].trim_end();
+        let after = source[m.end()..].trim_start();
+        let follows_macro =
+            last_blanked.is_some_and(|end| source[end..m.start()].trim().is_empty());
+        if (follows_macro || before.ends_with(['{', ';', ':']) || before.is_empty())
+            && starts_declaration(after)
+        {
+            spans.push(m.range());
+            last_blanked = Some(m.end());
+        }
+    }
     for m in LONE_MACRO.find_iter(source) {
         let before = source[..m.start()].trim_end_matches(['\n', '\r']);
         if !before.ends_with('\\') {
@@ -105,6 +131,17 @@ pub(crate) fn blanked(lang: Language, source: &str) -> Cow<'_, str> {
         bytes[span].fill(b' ');
     }
     Cow::Owned(String::from_utf8(bytes).expect("whole characters replaced by spaces"))
+}
+
+/// Whether `rest` (the text after a line, its blank start trimmed) begins
+/// a declaration, a statement, a comment or a directive, or is empty: not a
+/// brace (`TEST_CASE(Name)` before its body, the one enumerator of an
+/// enum) nor an expression's continuation (`.f()`, `+ 1`).
+fn starts_declaration(rest: &str) -> bool {
+    rest.is_empty()
+        || rest.starts_with("//")
+        || rest.starts_with("/*")
+        || rest.starts_with(|c: char| c.is_ascii_alphanumeric() || matches!(c, '_' | '#' | '~'))
 }
 
 #[cfg(test)]
@@ -167,5 +204,32 @@ mod tests {
         }
         let python = "class API Value:\n    pass\n";
         assert_eq!(blanked(Language::Python, python), python);
+    }
+
+    #[test]
+    fn macros_alone_in_a_body_are_blanked_where_a_member_may_begin() {
+        assert_eq!(
+            cpp("class P {\n  Q_OBJECT\n  Q_PROPERTY(int n READ n)\npublic:\n  int n();\n};"),
+            format!(
+                "class P {{\n{}\n{}\npublic:\n  int n();\n}};",
+                " ".repeat(10),
+                " ".repeat(26)
+            )
+        );
+        assert_eq!(
+            cpp("void f() {\n  Py_BEGIN_ALLOW_THREADS\n  g();\n}"),
+            format!("void f() {{\n{}\n  g();\n}}", " ".repeat(24))
+        );
+        for kept in [
+            // The last enumerator, the only one, a call continued, a body's head, the
+            // last element of an initialiser.
+            "enum E {\n  A,\n  LAST_ONE\n};",
+            "enum E {\n  ONLY_ONE\n};",
+            "void f() {\n  MAKE_IT(1)\n    .run();\n}",
+            "void f() {\n  TEST_CASE(Name)\n  {\n  }\n}",
+            "int a[] = {\n  1,\n  COUNT_OF(b)\n};",
+        ] {
+            assert_eq!(cpp(kept), kept);
+        }
     }
 }

@@ -43,7 +43,7 @@ use lode_core::{ChunkKind, FileExtract, Language};
 
 /// Version of the extraction and chunking rules; part of the index fingerprint.
 /// Bump it whenever a query, the chunker or the text splitter changes output.
-pub const EXTRACT_VERSION: u32 = 10;
+pub const EXTRACT_VERSION: u32 = 11;
 
 /// Extracts symbols, calls, imports and chunks from a file's text.
 ///
